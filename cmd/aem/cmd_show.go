@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/aem-dev/aem/batch"
+)
+
+type showOptions struct {
+	dialog string
+	limit  int
+}
+
+func (o *showOptions) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.dialog, "dialog", "", "print only this dialog (on dialogs.parquet or a run directory: its compact summary)")
+	fs.IntVar(&o.limit, "limit", 0, "print at most this many rows (0: all)")
+}
+
+func cmdShow() *Command {
+	return &Command{
+		Name:      "show",
+		UsageLine: "show PATH [--dialog ID] [--limit N]",
+		Short:     "print a Parquet file or a run as JSON Lines",
+		Long: `
+Show prints any Parquet file (a golden dataset, turns.parquet, dialogs.parquet,
+sweep.parquet, compare.parquet) as JSON Lines on stdout, one object per row
+with the columns in file order, so it can be read without other tools.
+
+PATH may also be a run directory written by 'aem run': without --dialog it
+prints summary.json; with --dialog it prints that dialog's summary in the
+compact form of the AEM write-up.
+
+EXAMPLES
+	aem show out/turns.parquet --limit 5
+	aem show out --dialog sales-report
+	aem show out/turns.parquet --dialog sales-report | jq .failure_reason
+`,
+		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+			var o showOptions
+			o.addFlags(fs)
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return usagef(lookup("show"), "show takes exactly one PATH, got %d", len(args))
+				}
+				return runShow(ctx, env, o, args[0])
+			}
+		},
+	}
+}
+
+// compactColumns are the dialog fields of the write-up's compact form.
+var compactColumns = []string{"success_rate", "test_pass", "first_failure_turn", "root_cause", "root_cause_count", "cascading_count"}
+
+func runShow(ctx context.Context, env *Env, o showOptions, path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	opts := batch.ShowOptions{DialogID: o.dialog, Limit: o.limit}
+	if info.IsDir() {
+		if o.dialog == "" {
+			return printSummary(env, filepath.Join(path, batch.SummaryFile))
+		}
+		path = filepath.Join(path, batch.DialogsFile)
+		opts.Columns = compactColumns
+	} else if o.dialog != "" && filepath.Base(path) == batch.DialogsFile {
+		opts.Columns = compactColumns
+	}
+	n, err := batch.WriteJSONLines(ctx, path, env.Stdout, opts)
+	if err != nil {
+		return err
+	}
+	if n == 0 && o.dialog != "" {
+		return fmt.Errorf("no dialog %q in %s", o.dialog, path)
+	}
+	return nil
+}
+
+func printSummary(env *Env, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading the run summary: %w (is this a directory written by 'aem run'?)", err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("%s is not valid JSON: %w", path, err)
+	}
+	out, _ := json.MarshalIndent(v, "", "  ")
+	fmt.Fprintln(env.Stdout, string(out))
+	return nil
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Exit statuses. They are documented in the README and in `aem help`.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitInvalidRows = 3
+	exitRegression  = 4
+	exitInterrupted = 130
+)
+
+// Command is one subcommand: its help text and how to run it.
+type Command struct {
+	Name      string
+	UsageLine string // after "aem ", e.g. "run INPUT -o OUTDIR [flags]"
+	Short     string // one line for the command list
+	Long      string // the help text, ending with EXAMPLES where useful
+
+	// Setup registers the command's flags on fs and returns the function that
+	// runs it on the positional arguments. Options live in the closure, so no
+	// state outlives one invocation.
+	Setup func(fs *flag.FlagSet, env *Env) func(ctx context.Context, args []string) error
+}
+
+// commands lists every subcommand, in the order `aem help` shows them.
+func commands() []*Command {
+	// Each cmd_<name>.go defines one; add a new command here.
+	return []*Command{
+		cmdShow(),
+	}
+}
+
+func lookup(name string) *Command {
+	for _, c := range commands() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// usageError is a mistake in how aem was called; it exits 2 and prints the
+// command's usage.
+type usageError struct {
+	cmd *Command
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(cmd *Command, format string, args ...any) error {
+	return &usageError{cmd: cmd, msg: fmt.Sprintf(format, args...)}
+}
+
+// dispatch runs the subcommand named by args[0].
+func dispatch(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		printMainUsage(env.Stderr)
+		return &usageError{msg: "no command given"}
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return runHelp(env, args[1:])
+	case "version", "--version":
+		fmt.Fprintln(env.Stdout, "aem", version())
+		return nil
+	}
+	cmd := lookup(name)
+	if cmd == nil {
+		return &usageError{msg: fmt.Sprintf("unknown command %q (run 'aem help' for the list)", name)}
+	}
+	return runCommand(ctx, env, cmd, args[1:])
+}
+
+func runCommand(ctx context.Context, env *Env, cmd *Command, args []string) error {
+	fs := flag.NewFlagSet("aem "+cmd.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	run := cmd.Setup(fs, env)
+	positional, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printCommandHelp(env.Stdout, cmd, fs)
+		return nil
+	}
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	if err := applyEnvDefaults(fs, env.Getenv); err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	return run(ctx, positional)
+}
+
+// parseInterspersed parses flags wherever they stand among the positional
+// arguments (`aem run in.parquet -o out` and `aem run -o out in.parquet`
+// mean the same); everything after "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// envName is the environment variable a flag falls back to:
+// --ort-lib reads AEM_ORT_LIB.
+func envName(flagName string) string {
+	return "AEM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// applyEnvDefaults sets every flag not given on the command line from its
+// AEM_* environment variable, when that is set.
+func applyEnvDefaults(fs *flag.FlagSet, getenv func(string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if err != nil || given[f.Name] {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("environment variable %s=%q: %v", envName(f.Name), v, e)
+			}
+		}
+	})
+	return err
+}
+
+func runHelp(env *Env, args []string) error {
+	if len(args) == 0 {
+		printMainUsage(env.Stdout)
+		return nil
+	}
+	cmd := lookup(args[0])
+	if cmd == nil {
+		return &usageError{msg: fmt.Sprintf("unknown help topic %q", args[0])}
+	}
+	fs := flag.NewFlagSet("aem "+cmd.Name, flag.ContinueOnError)
+	cmd.Setup(fs, env)
+	printCommandHelp(env.Stdout, cmd, fs)
+	return nil
+}
+
+func printMainUsage(w io.Writer) {
+	fmt.Fprint(w, `aem scores multi-turn agent conversations with the Agent Evaluation Metric.
+
+Usage:
+
+	aem <command> [arguments] [flags]
+
+Commands:
+
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.Name, c.Short)
+	}
+	fmt.Fprint(w, `
+Run 'aem help <command>' for a command's flags and examples.
+Every flag can also be set by an environment variable: --ort-lib by AEM_ORT_LIB.
+
+EXIT STATUS
+	0 success; 1 error; 2 usage error; 3 invalid input rows;
+	4 regression found (compare --fail-on-regression); 130 interrupted.
+`)
+}
+
+func printCommandHelp(w io.Writer, cmd *Command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: aem %s\n\n%s\n", cmd.UsageLine, strings.TrimSpace(cmd.Long))
+	var flags []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
+	if len(flags) == 0 {
+		return
+	}
+	sort.Slice(flags, func(i, j int) bool { return flags[i].Name < flags[j].Name })
+	fmt.Fprint(w, "\nFLAGS\n")
+	for _, f := range flags {
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" {
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "\t--%s\n\t\t%s%s [%s]\n", f.Name, f.Usage, def, envName(f.Name))
+	}
+}
+
+// exitStatus prints err, when there is one, and maps it to the exit status.
+func exitStatus(env *Env, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(env.Stderr, "aem: interrupted; rerun the same command with --resume to continue where it stopped")
+		return exitInterrupted
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(env.Stderr, "aem: %s\n", ue.msg)
+		if ue.cmd != nil {
+			fmt.Fprintf(env.Stderr, "usage: aem %s\nRun 'aem help %s' for details.\n", ue.cmd.UsageLine, ue.cmd.Name)
+		}
+		return exitUsage
+	}
+	fmt.Fprintf(env.Stderr, "aem: %v\n", err)
+	return errorStatus(err)
+}

@@ -1,0 +1,186 @@
+package metrics
+
+import "context"
+
+// Role is who produced a turn in the golden dataset.
+type Role string
+
+// Roles as they appear in the dataset's `turn` column.
+const (
+	RoleAgent Role = "Agent" // a reply in natural language: a response turn
+	RoleTool  Role = "Tool"  // a tool call: an action turn
+	RoleUser  Role = "User"  // context only, never scored
+)
+
+// Kind is what a scored turn is judged as.
+type Kind string
+
+// Turn kinds.
+const (
+	KindResponse Kind = "response"
+	KindAction   Kind = "action"
+	KindContext  Kind = "context"
+)
+
+// Reason names why a turn failed. The empty Reason means the turn passed.
+type Reason string
+
+// Failure reasons, listed in precedence order: when a turn fails several
+// checks, the first one in this list becomes its primary FailureReason.
+const (
+	ReasonMissingTurn          Reason = "missing_turn"
+	ReasonUnexpectedTurn       Reason = "unexpected_turn"
+	ReasonToolMismatch         Reason = "tool_mismatch"
+	ReasonActionMismatch       Reason = "action_mismatch"
+	ReasonMissingParameters    Reason = "missing_parameters"
+	ReasonExtraParameters      Reason = "extra_parameters"
+	ReasonInconsistentValues   Reason = "inconsistent_parameter_values"
+	ReasonIncompleteResponse   Reason = "incomplete_response"
+	ReasonInconsistentResponse Reason = "inconsistent_response"
+	ReasonPriorActionFailed    Reason = "prior_action_failed"
+)
+
+// Call is one tool call: the tool, the action on it and its arguments.
+// Args holds decoded JSON (json.Number for numbers); in gold calls a value
+// may be an alternatives spec ({"$any": [...], "$optional": true}).
+type Call struct {
+	ToolID string
+	Action string
+	Args   map[string]any
+}
+
+// Turn is one row of a golden dataset: the gold (expected) output paired
+// with the predicted one.
+type Turn struct {
+	DialogID string
+	TurnNo   int
+	Role     Role
+
+	// HasGold is false when the gold side is absent (an unexpected predicted
+	// turn); HasPredict is false when the prediction is absent (a missing turn).
+	HasGold    bool
+	HasPredict bool
+
+	GoldResponse    string
+	PredictResponse string
+	Gold            Call
+	Predict         Call
+
+	Tags []string
+	// DependsOn lists the earlier turn numbers whose output this turn
+	// consumes; nil when the dataset does not say.
+	DependsOn []int
+
+	HumanLabel *bool
+	HumanScore *float64
+	Weight     *float64 // nil means 1
+	Critical   bool
+	LatencyMS  *float64
+}
+
+// Kind reports how the turn is judged, from its role.
+func (t Turn) Kind() Kind {
+	switch t.Role {
+	case RoleAgent:
+		return KindResponse
+	case RoleTool:
+		return KindAction
+	default:
+		return KindContext
+	}
+}
+
+// Dialog is one conversation: its turns in turn_no order.
+type Dialog struct {
+	ID    string
+	Turns []Turn
+}
+
+// Scorer measures semantic similarity between strings. Score returns one
+// similarity in [-1, 1] (1 = same meaning) for each (gold[i], predicted[i])
+// pair. Implementations batch internally and must be safe for concurrent use.
+// ID names the scorer and its model (for example "embed:use-lite@sha256:…")
+// and is recorded in every output.
+type Scorer interface {
+	Score(ctx context.Context, gold, predicted []string) ([]float64, error)
+	ID() string
+}
+
+// Outcome is the result of one sub-metric on one turn.
+type Outcome string
+
+// Sub-metric outcomes. OutcomeNA means the sub-metric does not apply to the
+// turn (structure for a response turn, say).
+const (
+	OutcomePass Outcome = "pass"
+	OutcomeFail Outcome = "fail"
+	OutcomeNA   Outcome = "n/a"
+)
+
+// FieldScore records how one parameter value (or one reply) was compared.
+type FieldScore struct {
+	Field     string  // "tool.action.param" (nested: "tool.action.param.sub[0]"); "response" for replies
+	Method    string  // "exact", "typed", "any", "semantic", "missing"
+	Score     float64 // 1 for exact/typed matches, the similarity for semantic ones
+	Threshold float64 // threshold applied (semantic only; 0 otherwise)
+	Pass      bool
+}
+
+// Verdict is the judgement of one scored turn.
+type Verdict struct {
+	DialogID string
+	TurnNo   int
+	// PredictTurnNo is the predicted turn matched to this gold turn; it
+	// differs from TurnNo only inside order-invariant blocks.
+	PredictTurnNo int
+	Kind          Kind
+
+	Pass          bool
+	FailureReason Reason   // primary reason; empty when Pass
+	FailedChecks  []Reason // every failing check, in precedence order
+	MissingKeys   []string
+	ExtraKeys     []string
+	FieldScores   []FieldScore
+
+	Structure    Outcome
+	Completeness Outcome
+	Truthfulness Outcome
+
+	ChainLength int    // length of the action chain this turn belongs to (0 for responses)
+	ChainBucket string // "single", "two_step", "three_plus"; "" for responses
+
+	// RootCause is true for a failed turn that is not a cascade.
+	RootCause bool
+	// CascadeFrom is the turn_no of the root cause a cascade inherits from; 0 when none.
+	CascadeFrom int
+	// OwnReason is the reason the turn's own checks gave, kept for cascades
+	// whose FailureReason is prior_action_failed.
+	OwnReason Reason
+
+	Threshold float64 // global threshold in force
+	Scorer    string  // Scorer.ID()
+}
+
+// DialogResult is the composed verdict for one dialog.
+type DialogResult struct {
+	DialogID         string
+	TurnCount        int // scored turns
+	PassedCount      int
+	SuccessRate      float64 // passed / scored, unweighted
+	Score            float64 // per the composition rule
+	TestPass         bool
+	FirstFailureTurn int // 0 when no turn failed
+	RootCause        Reason
+	RootCauseCount   int
+	CascadingCount   int
+
+	StructureRate    float64 // share of turns passing structure, among those where it applies; 1 when none
+	CompletenessRate float64
+	TruthfulnessRate float64
+
+	// Fields of a Strands Agents EvaluationOutput.
+	Reason string // human-readable, names the failing turns
+	Label  string // "pass" or "fail"
+
+	Turns []Verdict
+}
