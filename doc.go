@@ -1,0 +1,22 @@
+// Package aem is the root of the aem module, a command-line tool that scores
+// multi-turn AI agent conversations with the Agent Evaluation Metric (AEM).
+//
+// The folders, in the order data flows through them:
+//
+//	batch/golden  reads golden datasets (Parquet, or the write-up's JSON) and
+//	              writes them (aem import, aem gen)
+//	metrics       the metric itself: per-turn checks, attribution of root
+//	              causes and cascades, composition into dialog scores. Pure:
+//	              no I/O, no ONNX. It declares the Scorer interface.
+//	embed         sentence embeddings on ONNX Runtime (or pure Go) and the
+//	              cosine Scorer, with a persistent cache
+//	models        the default model's converter, model pulls and verification
+//	batch         the pipeline: fan-out, in-order writing of turns.parquet,
+//	              dialogs.parquet and summary.json, resume, shards, merge
+//	metrics/stats, metrics/sweep, metrics/compare
+//	              statistics, threshold calibration and release comparison
+//	              (pure); their file I/O lives in batch/sweepio, batch/compareio
+//	datasets      the bundled example and the synthetic generator
+//	cmd/aem       the CLI: parse flags, wire the packages, print
+//	scripts       set-up, tests, benchmarks
+package aem
