@@ -54,7 +54,10 @@ func (e *RowError) Error() string {
 	b.WriteString(e.File)
 	b.WriteString(": ")
 	if e.Line > 0 {
-		fmt.Fprintf(&b, "line %d, turn %d", e.Line, e.Row)
+		fmt.Fprintf(&b, "line %d", e.Line)
+		if e.Row >= 0 {
+			fmt.Fprintf(&b, ", turn %d", e.Row)
+		}
 	} else {
 		fmt.Fprintf(&b, "row %d", e.Row)
 	}

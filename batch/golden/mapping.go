@@ -183,11 +183,7 @@ func ParseMapping(s string) (Mapping, error) {
 // Validate checks that every key is a canonical column name and that no two
 // canonical names share a column.
 func (m Mapping) Validate() error {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(m)
 	used := map[string]string{}
 	for _, canon := range keys {
 		col := m[canon]
@@ -208,11 +204,7 @@ func (m Mapping) Validate() error {
 
 // String formats the mapping in ParseMapping syntax, sorted by canonical name.
 func (m Mapping) String() string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + m[k]
@@ -226,4 +218,13 @@ func (m Mapping) source(canon string) string {
 		return col
 	}
 	return canon
+}
+
+func sortedKeys(m Mapping) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -539,7 +540,7 @@ func decodeValueInfo(b []byte, vi *ValueInfo) error {
 						vi.ElemType = DataType(v)
 					case 2:
 						vi.UnknownShape = false
-						vi.Shape = []Dim{}
+						vi.Shape = nil
 						return fields(p, func(num protowire.Number, _ protowire.Type, _ uint64, p []byte) error {
 							if num != 1 {
 								return nil
@@ -568,4 +569,102 @@ func decodeValueInfo(b []byte, vi *ValueInfo) error {
 		}
 		return nil
 	})
+}
+
+// Signature is what a model consumes and produces, read without decoding weights.
+type Signature struct {
+	IRVersion int64
+	Opsets    []OpsetID
+	Inputs    []ValueInfo // graph inputs, initializers excluded when listed as inputs
+	Outputs   []ValueInfo
+}
+
+// ReadSignature decodes only the graph inputs, outputs and opset imports of an
+// ONNX model, skipping nodes and initializers, so it is cheap even for large
+// models. Older exporters list initializers among the graph inputs; those are
+// left out.
+func ReadSignature(b []byte) (*Signature, error) {
+	s := &Signature{}
+	var graph []byte
+	err := fields(b, func(num protowire.Number, _ protowire.Type, v uint64, p []byte) error {
+		switch num {
+		case 1:
+			s.IRVersion = int64(v)
+		case 7:
+			graph = p
+		case 8:
+			var o OpsetID
+			err := fields(p, func(num protowire.Number, _ protowire.Type, v uint64, p []byte) error {
+				switch num {
+				case 1:
+					o.Domain = string(p)
+				case 2:
+					o.Version = int64(v)
+				}
+				return nil
+			})
+			s.Opsets = append(s.Opsets, o)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("decoding ONNX model: %w", err)
+	}
+	if graph == nil {
+		return nil, fmt.Errorf("decoding ONNX model: no graph (not an ONNX model?)")
+	}
+	inits := map[string]bool{}
+	err = fields(graph, func(num protowire.Number, _ protowire.Type, _ uint64, p []byte) error {
+		switch num {
+		case 5: // initializer: only its name
+			return fields(p, func(num protowire.Number, _ protowire.Type, _ uint64, p []byte) error {
+				if num == 8 {
+					inits[string(p)] = true
+				}
+				return nil
+			})
+		case 11, 12:
+			var vi ValueInfo
+			if err := decodeValueInfo(p, &vi); err != nil {
+				return err
+			}
+			if num == 11 {
+				s.Inputs = append(s.Inputs, vi)
+			} else {
+				s.Outputs = append(s.Outputs, vi)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("decoding ONNX graph: %w", err)
+	}
+	kept := s.Inputs[:0]
+	for _, in := range s.Inputs {
+		if !inits[in.Name] {
+			kept = append(kept, in)
+		}
+	}
+	s.Inputs = kept
+	return s, nil
+}
+
+// String formats a value as NAME ELEM[d0,d1,...], e.g. "input_ids INT64[batch,sequence]".
+func (v ValueInfo) String() string {
+	if v.UnknownShape {
+		return v.Name + " " + v.ElemType.String() + "[?]"
+	}
+	dims := make([]string, len(v.Shape))
+	for i, d := range v.Shape {
+		switch {
+		case d.Param != "":
+			dims[i] = d.Param
+		case d.Value < 0:
+			dims[i] = "?"
+		default:
+			dims[i] = fmt.Sprint(d.Value)
+		}
+	}
+	return v.Name + " " + v.ElemType.String() + "[" + strings.Join(dims, ",") + "]"
 }

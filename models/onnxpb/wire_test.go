@@ -212,3 +212,40 @@ func FuzzUnmarshal(f *testing.F) {
 		_, _ = got.Marshal()
 	})
 }
+
+func TestReadSignature(t *testing.T) {
+	m := sampleModel()
+	// An older-style model lists an initializer among its inputs.
+	m.Graph.Inputs = append(m.Graph.Inputs, TensorInfo("w", Float, D(2), D(3)))
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSignature(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ins, outs []string
+	for _, v := range s.Inputs {
+		ins = append(ins, v.String())
+	}
+	for _, v := range s.Outputs {
+		outs = append(outs, v.String())
+	}
+	wantIns := []string{"x FLOAT[batch,seq,3]", "any INT64[?]", "scalar FLOAT[]", "unknown_dim FLOAT[?,0]"}
+	if diff := cmp.Diff(wantIns, ins); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"d INT64[batch]"}, outs); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	if s.IRVersion != 8 || len(s.Opsets) != 2 || s.Opsets[1].Domain != "com.microsoft" {
+		t.Errorf("header = %+v", s)
+	}
+	if _, err := ReadSignature([]byte{}); err == nil {
+		t.Error("empty input: no error")
+	}
+	if _, err := ReadSignature(b[:len(b)/3]); err == nil {
+		t.Error("truncated input: no error")
+	}
+}

@@ -1,0 +1,201 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// bundle is one dialog's rows as stored in a part or shard output.
+type bundle struct {
+	idx       indexRow
+	dialogRaw parquet.Row
+	dialog    DialogRow
+	turnsRaw  []parquet.Row
+}
+
+// dialogStream reads the dialogs of a (turns, dialogs, index) file triple
+// in order.
+type dialogStream struct {
+	files                   []*parquetFile
+	turns, dialogs, index   *rowIter
+	n                       int64
+}
+
+func openDialogStream(turnsPath, dialogsPath, indexPath string) (*dialogStream, error) {
+	s := &dialogStream{}
+	for _, p := range []string{turnsPath, dialogsPath, indexPath} {
+		f, err := openParquet(p)
+		if err != nil {
+			s.Close()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %v", ErrIncompleteRun, err)
+			}
+			return nil, err
+		}
+		s.files = append(s.files, f)
+	}
+	s.turns, s.dialogs, s.index = newRowIter(s.files[0]), newRowIter(s.files[1]), newRowIter(s.files[2])
+	return s, nil
+}
+
+// Next returns the next dialog or io.EOF.
+func (s *dialogStream) Next() (*bundle, error) {
+	raw, err := s.index.Next()
+	if errors.Is(err, io.EOF) {
+		if _, err := s.dialogs.Next(); !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w: %s has more rows than %s", ErrCorruptOutput, s.files[1].path, s.files[2].path)
+		}
+		if _, err := s.turns.Next(); !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w: %s has more rows than %s lists", ErrCorruptOutput, s.files[0].path, s.files[2].path)
+		}
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := &bundle{}
+	if err := indexRowSchema.Reconstruct(&b.idx, raw); err != nil {
+		return nil, fmt.Errorf("%w: %s row %d: %v", ErrCorruptOutput, s.files[2].path, s.n, err)
+	}
+	if b.dialogRaw, err = s.dialogs.Next(); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: %s ends before %s", ErrCorruptOutput, s.files[1].path, s.files[2].path)
+		}
+		return nil, err
+	}
+	if err := dialogRowSchema.Reconstruct(&b.dialog, b.dialogRaw); err != nil {
+		return nil, fmt.Errorf("%w: %s row %d: %v", ErrCorruptOutput, s.files[1].path, s.n, err)
+	}
+	if b.dialog.DialogID != b.idx.DialogID {
+		return nil, fmt.Errorf("%w: %s row %d is dialog %q, index says %q", ErrCorruptOutput, s.files[1].path, s.n, b.dialog.DialogID, b.idx.DialogID)
+	}
+	b.turnsRaw = make([]parquet.Row, b.idx.Turns)
+	for i := range b.turnsRaw {
+		if b.turnsRaw[i], err = s.turns.Next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%w: %s ends inside dialog %q", ErrCorruptOutput, s.files[0].path, b.idx.DialogID)
+			}
+			return nil, err
+		}
+	}
+	s.n++
+	return b, nil
+}
+
+func (s *dialogStream) Close() {
+	for _, it := range []*rowIter{s.turns, s.dialogs, s.index} {
+		if it != nil {
+			it.Close()
+		}
+	}
+	for _, f := range s.files {
+		f.Close()
+	}
+}
+
+// assembler writes the final files of a run directory from dialogs in
+// input order and accumulates the summary.
+type assembler struct {
+	dir       string
+	baseLeafs int
+	turns     *rowFile
+	dialogs   *rowFile
+	ordinals  *rowFile // sharded runs only
+	acc       *summaryAcc
+	wrap      writeWrapper
+}
+
+func newAssembler(dir string, ts *turnSchema, rowGroupSize int, withOrdinals bool, wrap writeWrapper) (*assembler, error) {
+	a := &assembler{dir: dir, baseLeafs: ts.baseLeafs, acc: newSummaryAcc(), wrap: wrap}
+	var err error
+	if a.turns, err = createRowFile(filepath.Join(dir, TurnsFile), ts.schema, rowGroupSize, wrap); err != nil {
+		return nil, err
+	}
+	if a.dialogs, err = createRowFile(filepath.Join(dir, DialogsFile), dialogRowSchema, rowGroupSize, wrap); err != nil {
+		a.abort()
+		return nil, err
+	}
+	if withOrdinals {
+		if a.ordinals, err = createRowFile(filepath.Join(dir, OrdinalsFile), indexRowSchema, rowGroupSize, wrap); err != nil {
+			a.abort()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+func (a *assembler) add(b *bundle) error {
+	for _, raw := range b.turnsRaw {
+		var tr TurnRow
+		if err := turnRowSchema.Reconstruct(&tr, baseColumns(raw, a.baseLeafs)); err != nil {
+			return fmt.Errorf("%w: decoding a turn of dialog %q: %v", ErrCorruptOutput, b.idx.DialogID, err)
+		}
+		if tr.DialogID != b.idx.DialogID {
+			return fmt.Errorf("%w: turn row of dialog %q found where dialog %q was expected", ErrCorruptOutput, tr.DialogID, b.idx.DialogID)
+		}
+		a.acc.addTurn(&tr)
+	}
+	a.acc.addDialog(&b.dialog, b.idx.GoldSHA256)
+	if err := a.turns.Write(b.turnsRaw...); err != nil {
+		return err
+	}
+	if err := a.dialogs.Write(b.dialogRaw); err != nil {
+		return err
+	}
+	if a.ordinals != nil {
+		if err := a.ordinals.Write(indexRowSchema.Deconstruct(nil, &b.idx)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baseColumns returns the values of a row's first n leaf columns.
+func baseColumns(row parquet.Row, n int) parquet.Row {
+	for i, v := range row {
+		if v.Column() >= n {
+			return row[:i]
+		}
+	}
+	return row
+}
+
+// commitData renames the data files into place; the caller writes
+// summary.json afterwards.
+func (a *assembler) commitData() error {
+	for _, f := range []*rowFile{a.turns, a.dialogs, a.ordinals} {
+		if f == nil {
+			continue
+		}
+		if err := f.Commit(); err != nil {
+			a.abort()
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *assembler) abort() {
+	for _, f := range []*rowFile{a.turns, a.dialogs, a.ordinals} {
+		if f != nil && !f.closed {
+			f.Abort()
+		}
+	}
+}
+
+// removeOutputs deletes the files of a previous run in dir, summary.json
+// first so that the directory never looks complete with mixed files.
+func removeOutputs(dir string) error {
+	for _, n := range []string{SummaryFile, TurnsFile, DialogsFile, OrdinalsFile} {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing previous output: %w", err)
+		}
+	}
+	return nil
+}

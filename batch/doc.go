@@ -1,0 +1,46 @@
+// Package batch runs the AEM metric over a golden dataset at nightly scale
+// and reads the results back.
+//
+// Data flow of [Run]: a reader goroutine streams dialogs from the golden
+// dataset (package batch/golden) and groups them into chunks; worker
+// goroutines collect the similarity requests of a whole chunk
+// (metrics.Requests), score them with one call to the metrics.Scorer (so an
+// embedding model gets full batches across dialogs) and judge every dialog
+// (metrics.Judge); one writer goroutine commits chunks strictly in input
+// order through a bounded reorder window. The three stages are joined by
+// bounded channels inside one errgroup: the first error cancels the rest and
+// is returned once, and memory stays bounded whatever the dataset size.
+//
+// # Outputs
+//
+// A run directory holds turns.parquet ([TurnRow] plus the input's extra
+// columns), dialogs.parquet ([DialogRow]) and summary.json ([Summary]). Each
+// is written under a temporary name, fsynced and renamed; summary.json is
+// renamed last and is the mark of a complete run ([ReadRun] refuses a
+// directory without it). turns.parquet and dialogs.parquet are
+// byte-identical for the same input and settings whatever the number of
+// workers, chunk size or interruptions; summary.json differs only in its
+// timings_seconds object.
+//
+// # Checkpoints and resume
+//
+// While it runs, the writer checkpoints at dialog boundaries into
+// OUTDIR/.aem-run/: part files (part-NNNNN.turns.parquet,
+// part-NNNNN.dialogs.parquet, part-NNNNN.index.parquet), each holding a
+// contiguous range of dialogs, and manifest.json, rewritten by temp+rename,
+// listing the committed parts and the fingerprint of the input and settings.
+// A killed run (even kill -9) resumed with Options.Resume skips the dialogs
+// its parts cover and ends with the same bytes an uninterrupted run gives:
+// the final files are always assembled from the parts.
+//
+// # Shards and object stores
+//
+// Options.Shard selects a deterministic subset of dialogs (FNV-1a of the
+// dialog ID modulo the shard count); a shard's run directory also holds
+// ordinals.parquet (each dialog's input position and gold digest) so that
+// [Merge] can rebuild exactly the files a single run gives. Input and output
+// locations may be local paths or gocloud.dev/blob URLs (file://, mem://,
+// and s3:// or gs:// when the binary links those drivers).
+//
+// Package batch never prints: progress is reported through [Progress].
+package batch

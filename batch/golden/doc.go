@@ -1,0 +1,123 @@
+// Package golden reads and writes golden datasets: the multi-turn agent
+// conversations that `aem run` scores, each turn pairing the gold
+// (expected) output with the predicted (actual) one.
+//
+// # Parquet schema
+//
+// One row per turn. Column names are the canonical names below unless
+// renamed with a Mapping (`--map canonical=column,...`).
+//
+//	column            type                      required  meaning
+//	dialog_id         string (or int32/int64)   yes       conversation id; never null or empty
+//	turn_no           int32 or int64            yes       position in the dialog, >= 1, unique per dialog
+//	turn              string                    yes       role: Agent (reply), Tool (tool call), User (context, not scored); any letter case
+//	gold_response     string                    yes*      expected reply (Agent/User turns)
+//	predict_response  string                    yes*      actual reply
+//	gold_tool_id      string                    yes*      expected call: tool
+//	gold_action       string                    yes*      expected call: action
+//	gold_args         string (JSON object text) yes*      expected call: arguments; may use {"$any": [...], "$optional": true}
+//	predict_tool_id   string                    yes*      actual call: tool
+//	predict_action    string                    yes*      actual call: action
+//	predict_args      string (JSON object text) yes*      actual call: arguments
+//	tags              list<string>              no        e.g. OrderInvariant_<group>
+//	depends_on        list<int>                 no        earlier turn_no values this turn consumes
+//	human_label       boolean                   no        a person's pass/fail
+//	human_score       float or double           no        a person's score (finite)
+//	weight            float or double           no        weight for the "weighted" composition (>= 0; null = 1)
+//	critical          boolean                   no        a failure caps the dialog score under "gating" (null = false)
+//	latency_ms        float or double           no        latency of the turn (>= 0)
+//
+// (*) The column must exist (it may hold nulls): a file without it is
+// refused, so a misnamed column is never silently read as "all null".
+// Physical types are accepted loosely: INT32 or INT64 for integers, FLOAT or
+// DOUBLE (or an integer) for numbers, any BYTE_ARRAY (string, large_string,
+// JSON) for strings, optional or required fields, LIST-annotated lists (3- or
+// 2-level) or bare repeated columns. Any other top-level column is an extra:
+// it is carried through unchanged (see Extras below), never an error.
+//
+// # Null semantics
+//
+// A null side is an absent turn. For a Tool row the gold side is present
+// when any of gold_tool_id, gold_action, gold_args is non-null (a null
+// tool_id or action in a present call reads as ""; null or empty args as
+// {}); likewise for the predicted side. For Agent and User rows the side is
+// present when its response is non-null (an empty string is a present,
+// empty reply). No gold side means an unexpected turn (metrics.Turn.HasGold
+// is false); no predicted side a missing turn (HasPredict is false). A row
+// with neither side is an error. Args text must be one JSON object; numbers
+// are kept as json.Number. A null depends_on means "not given" (attribution
+// infers dependencies); an empty list means "depends on nothing".
+//
+// # Column mapping
+//
+// ParseMapping parses `canonical=column` pairs separated by commas, e.g.
+// `--map dialog_id=conversation,gold_args=expected_arguments,turn=role`.
+// Only top-level columns can be mapped. Unknown canonical names, a name
+// mapped twice, two names mapped to one column and mapped columns that the
+// file lacks are errors. A file column that carries a canonical name but is
+// not used for it (because that name was mapped elsewhere) is an extra.
+//
+// # Streaming and unsorted input
+//
+// Open reads the Parquet footer, checks the schema, then makes a cheap first
+// pass over the dialog_id column alone to check that each dialog's rows are
+// contiguous. Sorted input (the fast path) is then streamed row group by row
+// group, BatchRows rows at a time, and consecutive rows with the same
+// dialog_id form a dialog; memory holds one batch and one dialog. Turns are
+// ordered by turn_no within a dialog; Dialog.Rows says which input row each
+// came from (0-based, like DuckDB's file_row_number).
+//
+// When a dialog's rows are not contiguous, the reader does not split it: by
+// default it calls Hook.UnsortedFallback and groups the rows with an
+// external merge sort (sorted runs of at most SpillMemory bytes written to
+// SpillDir, removed by Close), yielding dialogs in the order of their first
+// row in the file. Memory then holds one run plus a map of 64-bit id hashes
+// (about 40 bytes per dialog). With RequireSorted the reader returns an
+// *UnsortedError naming both rows instead.
+//
+// # JSON input
+//
+// `aem import` and `aem run` also read the JSON format of the AEM write-up,
+// detected by content (first non-space byte '[' or '{'; Parquet starts with
+// "PAR1") and otherwise by extension (.json, .jsonl, .ndjson, .parquet):
+//
+//   - a JSON array of turns: one dialog whose dialog_id is the file name
+//     without its extension (sales.json -> "sales");
+//   - JSON Lines (or concatenated objects): {"dialog_id": ..., "turns": [...]}
+//     per dialog; a dialog_id may appear only once;
+//   - a JSON array of such dialog objects.
+//
+// Each turn is {"turn_no", "turn", "gold_turn", "predict_turn", "tags",
+// "depends_on", "human_label", "human_score", "weight", "critical",
+// "latency_ms"}; gold_turn and predict_turn are {"response": "..."} or
+// {"tool_id", "action", "args"}, absent or null for an absent side. Args are
+// a JSON object or the text of one (null = {}). When "turn" is absent the
+// role is inferred: Tool if a side is a call, else Agent. Unknown keys of a
+// turn are ignored; unknown keys inside gold_turn/predict_turn are errors
+// (a typo there would change the verdict). --map does not apply to JSON.
+//
+// # Errors
+//
+// Every error caused by the data wraps ErrInvalidInput: *RowError (file,
+// row or line, column, problem, fix) for bad rows, *ColumnError for schema
+// problems, *UnsortedError, and ErrCorrupt for files that cannot be decoded
+// (a panic inside parquet-go is recovered and reported as corruption of the
+// named file). I/O errors and context cancellation are returned as they are.
+//
+// # Extras
+//
+// Reader.Extras lists the carried-through columns and Reader.ExtraSchema
+// holds them with their original names and types; Dialog.Extra[i] holds turn
+// i's values, numbered as ExtraSchema's leaf columns. To copy them into an
+// output file, build its schema with ExtendSchema(name, base, extras) and
+// each row with AppendExtra(baseRow, len(base.Columns()), d.Extra[i]).
+//
+// # Writing
+//
+// Create/Write write golden Parquet files (`aem import`, `aem gen`) with
+// the Row schema: zstd, row groups of at most 64Ki rows, optional fields
+// and lists, atomically (temporary file in the same directory, fsync,
+// rename, directory fsync). Reading a written file gives the same dialogs.
+//
+// A Reader and a Writer are each for use by one goroutine.
+package golden

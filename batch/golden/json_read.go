@@ -1,0 +1,500 @@
+package golden
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/aem-dev/aem/metrics"
+)
+
+// lineCounter passes bytes through and remembers where the newlines are,
+// so that a byte offset from json.Decoder can be turned into a line number.
+// Offsets must be asked for in increasing order; memory stays bounded by
+// the decoder's read-ahead.
+type lineCounter struct {
+	r    io.Reader
+	pos  int64
+	nl   []int64 // offsets of newlines not yet passed
+	line int     // newlines before the last asked offset
+}
+
+func (l *lineCounter) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			l.nl = append(l.nl, l.pos+int64(i))
+		}
+	}
+	l.pos += int64(n)
+	return n, err
+}
+
+// lineAt returns the 1-based line of byte offset off.
+func (l *lineCounter) lineAt(off int64) int {
+	i := 0
+	for i < len(l.nl) && l.nl[i] < off {
+		i++
+	}
+	l.line += i
+	l.nl = append(l.nl[:0], l.nl[i:]...)
+	return l.line + 1
+}
+
+// jsonSource reads the JSON formats.
+type jsonSource struct {
+	path  string
+	lc    *lineCounter
+	dec   *json.Decoder
+	seed  maphash.Seed
+	seen  map[uint64]int // hash of dialog_id -> line
+	array bool           // inside a top-level array of dialog objects
+	first *json.RawMessage
+	start int64
+}
+
+func (r *Reader) openJSON(f *os.File, format Format) error {
+	lc := &lineCounter{r: bufio.NewReaderSize(f, 1<<20)}
+	dec := json.NewDecoder(lc)
+	dec.UseNumber()
+	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}}
+	if format == FormatJSONL {
+		r.next = s.nextLine
+		return nil
+	}
+	if _, err := dec.Token(); err != nil { // '['
+		return s.syntaxErr(err)
+	}
+	if !dec.More() {
+		r.next = func(context.Context) (Dialog, error) { return Dialog{}, io.EOF }
+		return nil
+	}
+	raw, start, err := s.readValue()
+	if err != nil {
+		return err
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(raw, &probe) == nil {
+		if _, ok := probe["turns"]; ok {
+			// An array of dialog objects.
+			s.array, s.first, s.start = true, &raw, start
+			r.next = s.nextLine
+			return nil
+		}
+	}
+	// An array of turns: one dialog named after the file.
+	id := strings.TrimSuffix(filepath.Base(r.path), filepath.Ext(r.path))
+	done := false
+	r.next = func(ctx context.Context) (Dialog, error) {
+		if done {
+			return Dialog{}, io.EOF
+		}
+		done = true
+		var recs []turnRec
+		for i := 0; ; i++ {
+			if err := ctx.Err(); err != nil {
+				return Dialog{}, err
+			}
+			line := s.lc.lineAt(start)
+			rec, err := s.parseTurn(raw, id, i, line)
+			if err != nil {
+				return Dialog{}, err
+			}
+			recs = append(recs, rec)
+			if !dec.More() {
+				break
+			}
+			if raw, start, err = s.readValue(); err != nil {
+				return Dialog{}, err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // ']'
+			return Dialog{}, s.syntaxErr(err)
+		}
+		if err := s.expectEnd(); err != nil {
+			return Dialog{}, err
+		}
+		return assemble(s.path, id, recs)
+	}
+	return nil
+}
+
+// readValue reads the next JSON value and its start offset.
+func (s *jsonSource) readValue() (json.RawMessage, int64, error) {
+	var raw json.RawMessage
+	if err := s.dec.Decode(&raw); err != nil {
+		return nil, 0, s.syntaxErr(err)
+	}
+	return raw, s.dec.InputOffset() - int64(len(raw)), nil
+}
+
+func (s *jsonSource) syntaxErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &corruptError{File: s.path, What: "reading JSON", Err: errors.New("unexpected end of file (truncated JSON?)")}
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &corruptError{File: s.path, What: fmt.Sprintf("line %d", s.lc.lineAt(se.Offset)), Err: err}
+	}
+	return &corruptError{File: s.path, What: "reading JSON", Err: err}
+}
+
+func (s *jsonSource) expectEnd() error {
+	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = errors.New("unexpected data after the top-level array")
+		}
+		return s.syntaxErr(err)
+	}
+	return nil
+}
+
+// nextLine reads the next dialog object (a JSONL line, or an element of a
+// top-level array of dialogs).
+func (s *jsonSource) nextLine(ctx context.Context) (Dialog, error) {
+	if err := ctx.Err(); err != nil {
+		return Dialog{}, err
+	}
+	var raw json.RawMessage
+	var start int64
+	switch {
+	case s.first != nil:
+		raw, start, s.first = *s.first, s.start, nil
+	case s.array:
+		if !s.dec.More() {
+			if _, err := s.dec.Token(); err != nil { // ']'
+				return Dialog{}, s.syntaxErr(err)
+			}
+			if err := s.expectEnd(); err != nil {
+				return Dialog{}, err
+			}
+			return Dialog{}, io.EOF
+		}
+		var err error
+		if raw, start, err = s.readValue(); err != nil {
+			return Dialog{}, err
+		}
+	default:
+		if err := s.dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				return Dialog{}, io.EOF
+			}
+			return Dialog{}, s.syntaxErr(err)
+		}
+		start = s.dec.InputOffset() - int64(len(raw))
+	}
+	line := s.lc.lineAt(start)
+	return s.parseDialog(raw, line)
+}
+
+func (s *jsonSource) parseDialog(raw json.RawMessage, line int) (Dialog, error) {
+	bad := func(field, problem, fix string, err error) (Dialog, error) {
+		return Dialog{}, &RowError{File: s.path, Line: line, Row: -1, Column: field, Problem: problem, Fix: fix, Err: err}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return bad("", "a dialog must be a JSON object", `write {"dialog_id": "...", "turns": [...]}`, nil)
+	}
+	id, err := jsonString(obj["dialog_id"], true)
+	if err != nil || id == "" {
+		return bad("dialog_id", "dialog_id is missing, empty or not a string", "give every dialog a non-empty dialog_id", err)
+	}
+	h := maphash.String(s.seed, id)
+	if prev, dup := s.seen[h]; dup {
+		return bad("dialog_id", fmt.Sprintf("dialog_id %q already appeared on line %d", id, prev),
+			"put all turns of a dialog in one object (one line)", nil)
+	}
+	s.seen[h] = line
+	turnsRaw, ok := obj["turns"]
+	if !ok || isNull(turnsRaw) {
+		return bad("turns", "turns is missing", `add "turns": [...]`, nil)
+	}
+	var turns []json.RawMessage
+	if err := json.Unmarshal(turnsRaw, &turns); err != nil {
+		return bad("turns", "turns must be an array of turn objects", "", nil)
+	}
+	if len(turns) == 0 {
+		return bad("turns", "dialog has no turns", "drop the dialog or add its turns", nil)
+	}
+	recs := make([]turnRec, 0, len(turns))
+	for i, traw := range turns {
+		rec, err := s.parseTurn(traw, id, i, line)
+		if err != nil {
+			return Dialog{}, err
+		}
+		recs = append(recs, rec)
+	}
+	return assemble(s.path, id, recs)
+}
+
+// jsonSide is one decoded gold_turn or predict_turn.
+type jsonSide struct {
+	present  bool
+	response *string
+	call     metrics.Call
+	isCall   bool
+}
+
+// parseTurn decodes one turn object.
+func (s *jsonSource) parseTurn(raw json.RawMessage, dialogID string, idx, line int) (turnRec, error) {
+	bad := func(field, problem, fix string, err error) (turnRec, error) {
+		return turnRec{}, &RowError{File: s.path, Line: line, Row: int64(idx), Column: field, Problem: problem, Fix: fix, Err: err}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return bad("", "a turn must be a JSON object", `write {"turn_no": 1, "turn": "Agent", "gold_turn": {...}, "predict_turn": {...}}`, nil)
+	}
+	rec := turnRec{row: int64(idx), line: line}
+	t := &rec.turn
+	t.DialogID = dialogID
+
+	no, err := jsonInt(obj["turn_no"])
+	if err != nil {
+		return bad("turn_no", "turn_no is missing or not an integer", "give every turn an integer turn_no (1, 2, 3, ...)", err)
+	}
+	if no < 1 || no > math.MaxInt32 {
+		return bad("turn_no", fmt.Sprintf("turn_no %d is out of range", no), "number turns from 1", nil)
+	}
+	t.TurnNo = int(no)
+
+	gold, serr := parseSide(obj["gold_turn"])
+	if serr != nil {
+		return bad("gold_turn"+serr.field, serr.problem, serr.fix, serr.err)
+	}
+	if gold.isCall {
+		if err := metrics.ValidateGoldArgs(gold.call.Args); err != nil {
+			return bad("gold_turn.args", "bad alternatives spec", `write {"$any": [v1, v2], "$optional": true}`, err)
+		}
+	}
+	pred, serr := parseSide(obj["predict_turn"])
+	if serr != nil {
+		return bad("predict_turn"+serr.field, serr.problem, serr.fix, serr.err)
+	}
+	roleRaw, hasRole := obj["turn"]
+	if hasRole && !isNull(roleRaw) {
+		txt, err := jsonString(roleRaw, false)
+		role, known := parseRole(txt)
+		if err != nil || !known {
+			return bad("turn", "unknown role "+string(roleRaw), "use Agent (a reply), Tool (a tool call) or User (context)", nil)
+		}
+		t.Role = role
+	} else {
+		// Inferred from the shape of the turn.
+		switch {
+		case gold.isCall || pred.isCall:
+			t.Role = metrics.RoleTool
+		case gold.present || pred.present:
+			t.Role = metrics.RoleAgent
+		default:
+			return bad("turn", "turn has no role and no gold_turn or predict_turn to infer it from", `set "turn": "Agent", "Tool" or "User"`, nil)
+		}
+	}
+	for _, side := range []struct {
+		name string
+		s    jsonSide
+	}{{"gold_turn", gold}, {"predict_turn", pred}} {
+		if !side.s.present {
+			continue
+		}
+		if t.Role == metrics.RoleTool && side.s.response != nil {
+			return bad(side.name, "a Tool turn has a response", `give a Tool turn {"tool_id", "action", "args"}, or set "turn": "Agent"`, nil)
+		}
+		if t.Role != metrics.RoleTool && side.s.isCall {
+			return bad(side.name, fmt.Sprintf("a %s turn has a tool call", t.Role), `set "turn": "Tool" for a tool call`, nil)
+		}
+	}
+	t.HasGold, t.HasPredict = gold.present, pred.present
+	if t.Role == metrics.RoleTool {
+		t.Gold, t.Predict = gold.call, pred.call
+	} else {
+		if gold.response != nil {
+			t.GoldResponse = *gold.response
+		}
+		if pred.response != nil {
+			t.PredictResponse = *pred.response
+		}
+	}
+	if !t.HasGold && !t.HasPredict {
+		return bad("gold_turn", "turn has neither gold_turn nor predict_turn", "give the expected output in gold_turn and the actual one in predict_turn", nil)
+	}
+
+	if v, ok := obj["tags"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &t.Tags); err != nil {
+			return bad("tags", "tags must be an array of strings", "", nil)
+		}
+		if len(t.Tags) == 0 {
+			t.Tags = nil
+		}
+	}
+	if v, ok := obj["depends_on"]; ok && !isNull(v) {
+		var deps []json.Number
+		if err := json.Unmarshal(v, &deps); err != nil {
+			return bad("depends_on", "depends_on must be an array of turn numbers", "", nil)
+		}
+		t.DependsOn = make([]int, len(deps))
+		for i, d := range deps {
+			n, err := strconv.ParseInt(d.String(), 10, 64)
+			if err != nil || n < 1 || n > math.MaxInt32 {
+				return bad("depends_on", fmt.Sprintf("depends_on has %s, not a turn number", d), "list turn numbers (>= 1) of earlier turns", nil)
+			}
+			t.DependsOn[i] = int(n)
+		}
+	}
+	if v, ok := obj["human_label"]; ok && !isNull(v) {
+		var b bool
+		if err := json.Unmarshal(v, &b); err != nil {
+			return bad("human_label", "human_label must be true, false or null", "", nil)
+		}
+		t.HumanLabel = &b
+	}
+	if v, ok := obj["critical"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &t.Critical); err != nil {
+			return bad("critical", "critical must be true, false or null", "", nil)
+		}
+	}
+	for _, fl := range []struct {
+		name     string
+		dst      **float64
+		negative bool
+	}{{"human_score", &t.HumanScore, true}, {"weight", &t.Weight, false}, {"latency_ms", &t.LatencyMS, false}} {
+		v, ok := obj[fl.name]
+		if !ok || isNull(v) {
+			continue
+		}
+		var f float64
+		if err := json.Unmarshal(v, &f); err != nil {
+			return bad(fl.name, fl.name+" must be a number or null", "", nil)
+		}
+		if !fl.negative && f < 0 {
+			return bad(fl.name, fmt.Sprintf("%s is %v", fl.name, f), "use a number >= 0, or null", nil)
+		}
+		*fl.dst = &f
+	}
+	return rec, nil
+}
+
+// sideError says what is wrong with a gold_turn or predict_turn.
+type sideError struct {
+	field, problem, fix string
+	err                 error
+}
+
+// parseSide decodes a gold_turn/predict_turn value: absent or null is no
+// side; {"response": ...} a reply; {"tool_id", "action", "args"} a call.
+func parseSide(raw json.RawMessage) (jsonSide, *sideError) {
+	if raw == nil || isNull(raw) {
+		return jsonSide{}, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return jsonSide{}, &sideError{problem: "must be an object or null", fix: `write {"response": "..."} or {"tool_id": "...", "action": "...", "args": {...}}`}
+	}
+	side := jsonSide{present: true}
+	for k, v := range obj {
+		switch k {
+		case "response":
+			txt, err := jsonString(v, false)
+			if err != nil {
+				return jsonSide{}, &sideError{field: ".response", problem: "response must be a string"}
+			}
+			side.response = &txt
+		case "tool_id", "action":
+			txt, err := jsonString(v, false)
+			if err != nil && !isNull(v) {
+				return jsonSide{}, &sideError{field: "." + k, problem: k + " must be a string"}
+			}
+			if k == "tool_id" {
+				side.call.ToolID = txt
+			} else {
+				side.call.Action = txt
+			}
+			side.isCall = true
+		case "args":
+			args, err := decodeArgsValue(v)
+			if err != nil {
+				return jsonSide{}, &sideError{field: ".args", problem: "bad args",
+					fix: `give args as a JSON object, e.g. {"city": "Paris"}, or as the text of one`, err: err}
+			}
+			side.call.Args = args
+			side.isCall = true
+		default:
+			return jsonSide{}, &sideError{field: "." + k, problem: fmt.Sprintf("unknown field %q", k),
+				fix: "a side has either response, or tool_id, action and args"}
+		}
+	}
+	if side.response != nil && side.isCall {
+		return jsonSide{}, &sideError{problem: "has both a response and a tool call", fix: "split it into two turns"}
+	}
+	if !side.isCall && side.response == nil {
+		return jsonSide{}, &sideError{problem: "is an empty object", fix: `use null for an absent turn, or give {"response": ...} or {"tool_id", "action", "args"}`}
+	}
+	if side.isCall && side.call.Args == nil {
+		side.call.Args = map[string]any{}
+	}
+	return side, nil
+}
+
+// decodeArgsValue accepts args as a JSON object, as the text of one, or null (no args).
+func decodeArgsValue(v json.RawMessage) (map[string]any, error) {
+	v = bytes.TrimSpace(v)
+	if isNull(v) {
+		return map[string]any{}, nil
+	}
+	if len(v) > 0 && v[0] == '"' {
+		var txt string
+		if err := json.Unmarshal(v, &txt); err != nil {
+			return nil, err
+		}
+		return DecodeArgs(txt)
+	}
+	return metrics.DecodeArgs(v)
+}
+
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+// jsonString decodes a JSON string; with allowNumber, a number is taken as its text.
+func jsonString(v json.RawMessage, allowNumber bool) (string, error) {
+	if v == nil {
+		return "", errors.New("missing")
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err == nil {
+		return s, nil
+	}
+	if allowNumber {
+		var n json.Number
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.UseNumber()
+		if err := dec.Decode(&n); err == nil {
+			return n.String(), nil
+		}
+	}
+	return "", fmt.Errorf("%s is not a string", string(v))
+}
+
+func jsonInt(v json.RawMessage) (int64, error) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return 0, errors.New("missing")
+	}
+	if c := v[0]; c != '-' && (c < '0' || c > '9') {
+		return 0, fmt.Errorf("%s is not a number", string(v))
+	}
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	if err := dec.Decode(&n); err != nil {
+		return 0, fmt.Errorf("%s is not a number", string(v))
+	}
+	return strconv.ParseInt(n.String(), 10, 64)
+}

@@ -1,0 +1,262 @@
+package golden
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+
+	"github.com/aem-dev/aem/metrics"
+	"github.com/parquet-go/parquet-go"
+)
+
+// Row is one row of a golden Parquet file as the writer stores it: the
+// canonical schema with real Parquet types (optional strings for the two
+// sides, lists for tags and depends_on, optional numbers).
+type Row struct {
+	DialogID        string   `parquet:"dialog_id"`
+	TurnNo          int64    `parquet:"turn_no"`
+	Turn            string   `parquet:"turn"`
+	GoldResponse    *string  `parquet:"gold_response,optional"`
+	PredictResponse *string  `parquet:"predict_response,optional"`
+	GoldToolID      *string  `parquet:"gold_tool_id,optional"`
+	GoldAction      *string  `parquet:"gold_action,optional"`
+	GoldArgs        *string  `parquet:"gold_args,optional"`
+	PredictToolID   *string  `parquet:"predict_tool_id,optional"`
+	PredictAction   *string  `parquet:"predict_action,optional"`
+	PredictArgs     *string  `parquet:"predict_args,optional"`
+	Tags            []string `parquet:"tags,list"`
+	DependsOn       []int64  `parquet:"depends_on,optional,list"`
+	HumanLabel      *bool    `parquet:"human_label,optional"`
+	HumanScore      *float64 `parquet:"human_score,optional"`
+	Weight          *float64 `parquet:"weight,optional"`
+	Critical        bool     `parquet:"critical"`
+	LatencyMS       *float64 `parquet:"latency_ms,optional"`
+}
+
+// TurnRow converts a turn to its golden row. Args are stored as EncodeArgs
+// text; a side that is absent is all nulls.
+func TurnRow(t metrics.Turn) (Row, error) {
+	r := Row{
+		DialogID: t.DialogID, TurnNo: int64(t.TurnNo), Turn: string(t.Role),
+		Tags: t.Tags, HumanLabel: t.HumanLabel, HumanScore: t.HumanScore,
+		Weight: t.Weight, Critical: t.Critical, LatencyMS: t.LatencyMS,
+	}
+	if t.DependsOn != nil {
+		deps := make([]int64, len(t.DependsOn))
+		for i, d := range t.DependsOn {
+			deps[i] = int64(d)
+		}
+		r.DependsOn = deps
+	}
+	if t.Role == metrics.RoleTool {
+		if t.HasGold {
+			args, err := EncodeArgs(t.Gold.Args)
+			if err != nil {
+				return Row{}, fmt.Errorf("encoding gold args of turn %d of dialog %q: %w", t.TurnNo, t.DialogID, err)
+			}
+			r.GoldToolID, r.GoldAction, r.GoldArgs = ptr(t.Gold.ToolID), ptr(t.Gold.Action), &args
+		}
+		if t.HasPredict {
+			args, err := EncodeArgs(t.Predict.Args)
+			if err != nil {
+				return Row{}, fmt.Errorf("encoding predicted args of turn %d of dialog %q: %w", t.TurnNo, t.DialogID, err)
+			}
+			r.PredictToolID, r.PredictAction, r.PredictArgs = ptr(t.Predict.ToolID), ptr(t.Predict.Action), &args
+		}
+	} else {
+		if t.HasGold {
+			r.GoldResponse = ptr(t.GoldResponse)
+		}
+		if t.HasPredict {
+			r.PredictResponse = ptr(t.PredictResponse)
+		}
+	}
+	return r, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// WriteOptions configures a golden Parquet writer.
+type WriteOptions struct {
+	// RowGroupRows caps the rows per row group; 0 means 64Ki, which keeps
+	// a reader's row group in the tens of MiB for typical turns.
+	RowGroupRows int64
+}
+
+// Writer writes a golden Parquet file atomically: rows go to a temporary
+// file next to the destination, which Commit syncs and renames into place.
+// Until Commit returns nil, no file exists at the destination path (a
+// previous file there is left untouched). Not safe for concurrent use.
+type Writer struct {
+	path  string
+	tmp   *os.File
+	w     *parquet.GenericWriter[Row]
+	buf   []Row
+	turns int64
+	done  bool
+}
+
+// Create starts writing a golden Parquet file at path. Call Commit to
+// finish or Abort to give up; Abort after Commit is a no-op, so
+// `defer w.Abort()` is the usual pattern.
+func Create(path string, opts WriteOptions) (*Writer, error) {
+	if opts.RowGroupRows <= 0 {
+		opts.RowGroupRows = 64 << 10
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating golden dataset %s: %w", path, err)
+	}
+	w := parquet.NewGenericWriter[Row](tmp,
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(opts.RowGroupRows),
+		parquet.CreatedBy("aem", "", ""),
+		parquet.KeyValueMetadata("aem.golden.version", "1"),
+	)
+	return &Writer{path: path, tmp: tmp, w: w}, nil
+}
+
+// Write appends one dialog's turns, in the order given.
+func (w *Writer) Write(d metrics.Dialog) error {
+	if w.done {
+		return errors.New("golden: write after Commit or Abort")
+	}
+	w.buf = w.buf[:0]
+	for _, t := range d.Turns {
+		if t.DialogID == "" {
+			t.DialogID = d.ID
+		}
+		if t.DialogID != d.ID {
+			return fmt.Errorf("writing dialog %q: turn %d has dialog_id %q", d.ID, t.TurnNo, t.DialogID)
+		}
+		r, err := TurnRow(t)
+		if err != nil {
+			return err
+		}
+		w.buf = append(w.buf, r)
+	}
+	if _, err := w.w.Write(w.buf); err != nil {
+		return fmt.Errorf("writing dialog %q to %s: %w", d.ID, w.tmp.Name(), err)
+	}
+	w.turns += int64(len(w.buf))
+	return nil
+}
+
+// Turns returns how many turns have been written.
+func (w *Writer) Turns() int64 { return w.turns }
+
+// Commit finishes the file (footer), fsyncs it, renames it to the
+// destination and fsyncs the directory.
+func (w *Writer) Commit() error {
+	if w.done {
+		return errors.New("golden: Commit after Commit or Abort")
+	}
+	err := w.w.Close()
+	if err == nil {
+		err = w.tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = w.tmp.Sync()
+	}
+	if cerr := w.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.tmp.Name(), w.path)
+	}
+	if err != nil {
+		w.Abort()
+		return fmt.Errorf("finishing golden dataset %s: %w", w.path, err)
+	}
+	w.done = true
+	syncDir(filepath.Dir(w.path))
+	return nil
+}
+
+// Abort removes the temporary file. It is a no-op after Commit.
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.tmp.Close()
+	os.Remove(w.tmp.Name())
+}
+
+// syncDir makes a rename durable; failure is not fatal (not every file
+// system supports it).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// Write writes every dialog of seq to a golden Parquet file at path,
+// atomically, and returns the number of turns written. It stops at the
+// first error from seq or from writing, or when ctx is cancelled, leaving
+// no file at path.
+func Write(ctx context.Context, path string, seq iter.Seq2[metrics.Dialog, error], opts WriteOptions) (int64, error) {
+	w, err := Create(path, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Abort()
+	for d, err := range seq {
+		if err != nil {
+			return 0, err
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := w.Write(d); err != nil {
+			return 0, err
+		}
+	}
+	if err := w.Commit(); err != nil {
+		return 0, err
+	}
+	return w.turns, nil
+}
+
+// Dialogs adapts a reader's All iterator to the metrics.Dialog sequence
+// Write takes (dropping rows and extras).
+func Dialogs(seq iter.Seq2[Dialog, error]) iter.Seq2[metrics.Dialog, error] {
+	return func(yield func(metrics.Dialog, error) bool) {
+		for d, err := range seq {
+			if !yield(d.Dialog, err) {
+				return
+			}
+		}
+	}
+}
+
+// Seq adapts a plain dialog sequence (such as datasets.Generate's) to the
+// sequence Write takes.
+func Seq(seq iter.Seq[metrics.Dialog]) iter.Seq2[metrics.Dialog, error] {
+	return func(yield func(metrics.Dialog, error) bool) {
+		for d := range seq {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Slice adapts a slice of dialogs to the sequence Write takes.
+func Slice(ds []metrics.Dialog) iter.Seq2[metrics.Dialog, error] {
+	return func(yield func(metrics.Dialog, error) bool) {
+		for _, d := range ds {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	}
+}

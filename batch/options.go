@@ -1,0 +1,231 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/metrics"
+	"gocloud.dev/blob"
+)
+
+// Defaults used by Options when a field is zero.
+const (
+	DefaultRowGroupSize       = 50_000
+	DefaultChunkTurns         = 512
+	DefaultCheckpointTurns    = 20_000
+	DefaultCheckpointInterval = 30 * time.Second
+)
+
+// Options configures Run. Input, OutDir and Scorer are required; every
+// other zero field takes a documented default. Options are passed by value
+// and never modified by Run.
+type Options struct {
+	// Input is the golden dataset: a local path, a file:// URL or a
+	// gocloud.dev/blob URL (s3://bucket/key, gs://bucket/key, ...). Remote
+	// input is downloaded to WorkDir first (Parquet needs random access).
+	Input string
+	// OutDir is the run directory: a local path, a file:// URL or a blob
+	// URL prefix. Remote output is staged in WorkDir and uploaded at the end,
+	// summary.json last.
+	OutDir string
+	// Workers is the number of scoring goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Config is the metric configuration (metrics.DefaultConfig() if zero).
+	Config metrics.Config
+	// Scorer scores string similarity; its ID is recorded in every output.
+	Scorer metrics.Scorer
+	// ReadOptions configures the golden reader (column mapping, spill dir).
+	ReadOptions golden.ReadOptions
+	// Resume continues the unfinished run checkpointed in OutDir. Without
+	// it, a checkpoint in OutDir is an error (ErrCheckpointExists).
+	Resume bool
+	// Shard restricts the run to one shard of the dialogs; the zero value
+	// (or Count 1) runs them all.
+	Shard Shard
+	// Progress receives progress reports; nil means NoopProgress.
+	Progress Progress
+	// CacheStats, when set, is polled for the scorer's cache counters,
+	// reported in Stats.
+	CacheStats func() (hits, misses int64)
+
+	// RowGroupSize is the number of rows per row group of turns.parquet and
+	// dialogs.parquet (DefaultRowGroupSize if 0).
+	RowGroupSize int
+	// ChunkTurns is roughly how many turns a worker judges per scorer call
+	// (DefaultChunkTurns if 0). Chunks hold whole dialogs.
+	ChunkTurns int
+	// CheckpointTurns and CheckpointInterval say how often a checkpoint
+	// part is committed: after this many turns or this much time, whichever
+	// comes first (defaults DefaultCheckpointTurns, DefaultCheckpointInterval).
+	CheckpointTurns    int
+	CheckpointInterval time.Duration
+	// WorkDir holds downloaded inputs and staged remote outputs ("" means
+	// os.TempDir()).
+	WorkDir string
+	// URLMux opens blob URLs; nil means blob.DefaultURLMux().
+	URLMux *blob.URLMux
+
+	// Source, when set, is read instead of opening Input (for callers that
+	// already hold a reader, and tests); SourceID then stands for the input
+	// fingerprint checked on resume. Run closes Source.
+	Source   Source
+	SourceID string
+}
+
+// Shard selects one of Count disjoint subsets of the dialogs. Dialog d is
+// in shard FNV-1a-64(d.ID) mod Count, so a shard's content depends only on
+// the dialog IDs, never on the other shards.
+type Shard struct {
+	Index int
+	Count int
+}
+
+// Enabled reports whether the shard selects a strict subset.
+func (s Shard) Enabled() bool { return s.Count > 1 }
+
+// String formats the shard as "index/count".
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// Contains reports whether the dialog with this ID belongs to the shard.
+func (s Shard) Contains(dialogID string) bool {
+	if !s.Enabled() {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(dialogID))
+	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
+}
+
+// Validate checks 0 <= Index < Count (or the zero Shard).
+func (s Shard) Validate() error {
+	if s.Count == 0 && s.Index == 0 {
+		return nil
+	}
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return fmt.Errorf("%w: shard %s: want 0 <= index < count", ErrInvalidOptions, s)
+	}
+	return nil
+}
+
+// ParseShard parses "i/n" (0-based index i of n shards), as given to --shard.
+func ParseShard(s string) (Shard, error) {
+	i, n, ok := strings.Cut(s, "/")
+	if !ok {
+		return Shard{}, fmt.Errorf("%w: shard %q: want INDEX/COUNT, e.g. 0/4", ErrInvalidOptions, s)
+	}
+	idx, err1 := strconv.Atoi(strings.TrimSpace(i))
+	cnt, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if err := errors.Join(err1, err2); err != nil {
+		return Shard{}, fmt.Errorf("%w: shard %q: want INDEX/COUNT, e.g. 0/4: %v", ErrInvalidOptions, s, err)
+	}
+	if cnt < 1 {
+		return Shard{}, fmt.Errorf("%w: shard %q: the count must be at least 1", ErrInvalidOptions, s)
+	}
+	sh := Shard{Index: idx, Count: cnt}
+	return sh, sh.Validate()
+}
+
+// ShardFromEnv reads the shard of a Kubernetes Indexed Job:
+// JOB_COMPLETION_INDEX (set by Kubernetes) and JOB_COMPLETIONS (which the
+// Job manifest must set to spec.completions). ok is false when
+// JOB_COMPLETION_INDEX is unset.
+func ShardFromEnv() (s Shard, ok bool, err error) {
+	return shardFromLookup(os.LookupEnv)
+}
+
+func shardFromLookup(lookup func(string) (string, bool)) (Shard, bool, error) {
+	idx, ok := lookup("JOB_COMPLETION_INDEX")
+	if !ok || strings.TrimSpace(idx) == "" {
+		return Shard{}, false, nil
+	}
+	cnt, ok := lookup("JOB_COMPLETIONS")
+	if !ok || strings.TrimSpace(cnt) == "" {
+		return Shard{}, true, fmt.Errorf("%w: JOB_COMPLETION_INDEX is set but JOB_COMPLETIONS is not: set it to the Job's spec.completions", ErrInvalidOptions)
+	}
+	s, err := ParseShard(idx + "/" + cnt)
+	if err != nil {
+		return Shard{}, true, fmt.Errorf("from JOB_COMPLETION_INDEX/JOB_COMPLETIONS: %w", err)
+	}
+	return s, true, nil
+}
+
+// Validate reports every problem with the options at once.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Input == "" && o.Source == nil {
+		errs = append(errs, errors.New("no input dataset"))
+	}
+	if o.OutDir == "" {
+		errs = append(errs, errors.New("no output directory"))
+	}
+	if o.Scorer == nil {
+		errs = append(errs, errors.New("no scorer"))
+	}
+	if o.Workers < 0 {
+		errs = append(errs, fmt.Errorf("workers %d < 0", o.Workers))
+	}
+	for name, v := range map[string]int{"row group size": o.RowGroupSize, "chunk turns": o.ChunkTurns, "checkpoint turns": o.CheckpointTurns} {
+		if v < 0 {
+			errs = append(errs, fmt.Errorf("%s %d < 0", name, v))
+		}
+	}
+	if o.CheckpointInterval < 0 {
+		errs = append(errs, fmt.Errorf("checkpoint interval %s < 0", o.CheckpointInterval))
+	}
+	if err := o.Shard.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if !isZeroConfig(o.Config) {
+		if err := o.Config.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
+	}
+	return nil
+}
+
+func isZeroConfig(c metrics.Config) bool {
+	return c.Thresholds.Version == 0 && c.Thresholds.Threshold == 0 && c.Thresholds.SubMetrics == nil &&
+		c.Thresholds.Fields == nil && c.NumericTolerance == 0 && c.Cascade == "" && c.Composition.Rule == "" &&
+		c.Composition.MinRates == nil && c.Composition.GateCap == 0 && c.Composition.PassScore == 0
+}
+
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Workers == 0 {
+		o.Workers = defaultWorkers()
+	}
+	if isZeroConfig(o.Config) {
+		o.Config = metrics.DefaultConfig()
+	}
+	if o.Progress == nil {
+		o.Progress = NoopProgress{}
+	}
+	if o.RowGroupSize == 0 {
+		o.RowGroupSize = DefaultRowGroupSize
+	}
+	if o.ChunkTurns == 0 {
+		o.ChunkTurns = DefaultChunkTurns
+	}
+	if o.CheckpointTurns == 0 {
+		o.CheckpointTurns = DefaultCheckpointTurns
+	}
+	if o.CheckpointInterval == 0 {
+		o.CheckpointInterval = DefaultCheckpointInterval
+	}
+	if o.WorkDir == "" {
+		o.WorkDir = os.TempDir()
+	}
+	if o.URLMux == nil {
+		o.URLMux = blob.DefaultURLMux()
+	}
+	return o
+}

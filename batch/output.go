@@ -1,0 +1,263 @@
+package batch
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// writeWrapper lets tests inject faults (a full disk) into file writes.
+type writeWrapper func(name string, w io.Writer) io.Writer
+
+// tempFile is a file written under a temporary name in its final
+// directory and renamed into place by Commit. Until Commit, nothing with
+// the final name exists; Abort removes the temporary file.
+type tempFile struct {
+	f     *os.File
+	w     io.Writer
+	final string
+	done  bool
+}
+
+func createTemp(final string, wrap writeWrapper) (*tempFile, error) {
+	dir, base := filepath.Split(final)
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	f, err := os.OpenFile(filepath.Join(dir, ".tmp-"+base+"-"+hex.EncodeToString(rnd[:])), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", final, err)
+	}
+	t := &tempFile{f: f, w: f, final: final}
+	if wrap != nil {
+		t.w = wrap(base, f)
+	}
+	return t, nil
+}
+
+func (t *tempFile) Write(p []byte) (int, error) { return t.w.Write(p) }
+
+// Commit fsyncs, closes and renames the file, then fsyncs the directory.
+func (t *tempFile) Commit() error {
+	if t.done {
+		return errors.New("tempFile: already closed")
+	}
+	t.done = true
+	name := t.f.Name()
+	if err := t.f.Sync(); err != nil {
+		t.f.Close()
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", t.final, err)
+	}
+	if err := t.f.Close(); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", t.final, err)
+	}
+	if err := os.Rename(name, t.final); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("renaming %s into place: %w", t.final, err)
+	}
+	return syncDir(filepath.Dir(t.final))
+}
+
+// Abort closes and removes the temporary file; it is a no-op after Commit.
+func (t *tempFile) Abort() {
+	if t.done {
+		return
+	}
+	t.done = true
+	t.f.Close()
+	os.Remove(t.f.Name())
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("syncing directory %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("syncing directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path via a temporary file.
+func writeFileAtomic(path string, data []byte, wrap writeWrapper) error {
+	t, err := createTemp(path, wrap)
+	if err != nil {
+		return err
+	}
+	if _, err := t.Write(data); err != nil {
+		t.Abort()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return t.Commit()
+}
+
+// stageRows is how many rows rowFile hands to the Parquet writer at once.
+// It is fixed so that page boundaries depend only on the row sequence, not
+// on how callers batch their writes.
+const stageRows = 256
+
+// rowFile writes a zstd-compressed Parquet file of raw rows atomically.
+type rowFile struct {
+	t      *tempFile
+	w      *parquet.Writer
+	stage  []parquet.Row
+	rows   int64
+	closed bool
+}
+
+func createRowFile(path string, schema *parquet.Schema, rowGroupSize int, wrap writeWrapper) (*rowFile, error) {
+	t, err := createTemp(path, wrap)
+	if err != nil {
+		return nil, err
+	}
+	w := parquet.NewWriter(t, schema,
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(int64(rowGroupSize)),
+		parquet.CreatedBy("aem", "1", ""),
+	)
+	return &rowFile{t: t, w: w, stage: make([]parquet.Row, 0, stageRows)}, nil
+}
+
+// Write appends rows; the file keeps references to them until they are
+// handed to the Parquet writer, so callers must not reuse them.
+func (f *rowFile) Write(rows ...parquet.Row) error {
+	for _, r := range rows {
+		f.stage = append(f.stage, r)
+		f.rows++
+		if len(f.stage) == stageRows {
+			if err := f.flushStage(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (f *rowFile) flushStage() error {
+	if len(f.stage) == 0 {
+		return nil
+	}
+	if _, err := f.w.WriteRows(f.stage); err != nil {
+		return fmt.Errorf("writing %s: %w", f.t.final, err)
+	}
+	clear(f.stage)
+	f.stage = f.stage[:0]
+	return nil
+}
+
+// Commit finishes the Parquet file and renames it into place.
+func (f *rowFile) Commit() error {
+	if err := f.flushStage(); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.w.Close(); err != nil {
+		f.Abort()
+		return fmt.Errorf("writing %s: %w", f.t.final, err)
+	}
+	f.closed = true
+	return f.t.Commit()
+}
+
+// Abort discards the file.
+func (f *rowFile) Abort() {
+	f.closed = true
+	f.t.Abort()
+}
+
+// parquetFile is an open Parquet file.
+type parquetFile struct {
+	path string
+	f    *os.File
+	pf   *parquet.File
+}
+
+// openParquet opens a Parquet file, turning panics of the decoder on
+// corrupt data into errors.
+func openParquet(path string) (_ *parquetFile, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrCorruptOutput, path, r)
+		}
+		if err != nil {
+			f.Close()
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptOutput, path, err)
+	}
+	return &parquetFile{path: path, f: f, pf: pf}, nil
+}
+
+func (p *parquetFile) Close() error { return p.f.Close() }
+
+// rowIter reads the raw rows of a Parquet file in order.
+type rowIter struct {
+	p     *parquetFile
+	rg    int
+	rows  parquet.Rows
+	buf   []parquet.Row
+	i, n  int
+	index int64
+}
+
+func newRowIter(p *parquetFile) *rowIter {
+	return &rowIter{p: p, buf: make([]parquet.Row, 128)}
+}
+
+// Next returns the next row (a copy the caller owns) or io.EOF.
+func (it *rowIter) Next() (row parquet.Row, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: row %d: %v", ErrCorruptOutput, it.p.path, it.index, r)
+		}
+	}()
+	for it.i == it.n {
+		if it.rows == nil {
+			groups := it.p.pf.RowGroups()
+			if it.rg >= len(groups) {
+				return nil, io.EOF
+			}
+			it.rows = groups[it.rg].Rows()
+			it.rg++
+		}
+		n, err := it.rows.ReadRows(it.buf)
+		it.i, it.n = 0, n
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return nil, fmt.Errorf("%w: %s: row %d: %v", ErrCorruptOutput, it.p.path, it.index, err)
+			}
+			it.rows.Close()
+			it.rows = nil
+		}
+	}
+	row = it.buf[it.i].Clone()
+	it.i++
+	it.index++
+	return row, nil
+}
+
+func (it *rowIter) Close() {
+	if it.rows != nil {
+		it.rows.Close()
+		it.rows = nil
+	}
+}

@@ -1,0 +1,46 @@
+package batch
+
+import "time"
+
+// Stats is a snapshot of a run's progress. Counts include the dialogs and
+// turns restored from a checkpoint (see Resumed*).
+type Stats struct {
+	Elapsed        time.Duration
+	RowsRead       int64 // input rows (turns) read, including skipped ones
+	DialogsDone    int64 // dialogs committed in input order
+	TurnsDone      int64 // scored turns committed
+	ResumedDialogs int64 // dialogs restored from the checkpoint at start
+	ResumedTurns   int64
+	Checkpoints    int64         // checkpoint parts committed by this process
+	ScorerPairs    int64         // string pairs sent to the scorer
+	ScorerTime     time.Duration // time inside Scorer.Score, summed over workers
+	CacheHits      int64         // from Options.CacheStats, when set
+	CacheMisses    int64
+}
+
+// Progress receives progress reports from Run. Start is called once before
+// any Update; Update after each committed chunk; Done once at the end,
+// whether the run succeeded or not. All calls come from one goroutine and
+// must return quickly: a slow Progress slows the run. Package batch never
+// prints; the CLI renders these reports.
+type Progress interface {
+	// Start announces the run; totalRows is the number of input rows (turns,
+	// all shards) or -1 when unknown.
+	Start(totalRows int64)
+	// Update reports the cumulative state.
+	Update(Stats)
+	// Done reports the final state and the run's error (nil on success).
+	Done(s Stats, err error)
+}
+
+// NoopProgress ignores every report.
+type NoopProgress struct{}
+
+// Start does nothing.
+func (NoopProgress) Start(int64) {}
+
+// Update does nothing.
+func (NoopProgress) Update(Stats) {}
+
+// Done does nothing.
+func (NoopProgress) Done(Stats, error) {}

@@ -1,0 +1,291 @@
+package batch
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/metrics"
+	"github.com/parquet-go/parquet-go"
+)
+
+// Schemas of the fixed row types.
+var (
+	turnRowSchema   = parquet.SchemaOf(TurnRow{})
+	dialogRowSchema = parquet.SchemaOf(DialogRow{})
+	indexRowSchema  = parquet.SchemaOf(indexRow{})
+)
+
+// indexRow describes one dialog of a checkpoint part or shard output: where
+// it was in the input and the digest of its gold side.
+type indexRow struct {
+	InputOrdinal int64  `parquet:"input_ordinal"`
+	DialogID     string `parquet:"dialog_id"`
+	Turns        int64  `parquet:"turns"` // rows in turns.parquet
+	GoldSHA256   []byte `parquet:"gold_sha256"`
+}
+
+// OrdinalsFile is written next to the outputs of a sharded run: one row per
+// dialog with its input ordinal and gold digest, which Merge needs.
+const OrdinalsFile = "ordinals.parquet"
+
+// turnSchema is the schema of turns.parquet: TurnRow's columns, then the
+// input's extra columns under their original names (golden.ExtendSchema:
+// an extra column whose name collides with a TurnRow column is renamed
+// "input_<name>").
+type turnSchema struct {
+	schema    *parquet.Schema
+	baseLeafs int  // leaf columns of TurnRow
+	extras    bool // the input has extra columns
+}
+
+func newTurnSchema(extras []golden.ExtraColumn) (*turnSchema, error) {
+	ts := &turnSchema{schema: turnRowSchema, baseLeafs: len(turnRowSchema.Columns())}
+	if len(extras) == 0 {
+		return ts, nil
+	}
+	ts.schema = golden.ExtendSchema("turns", turnRowSchema, extras)
+	ts.extras = true
+	want := ts.baseLeafs
+	for _, e := range extras {
+		want += e.Leaves
+	}
+	if got := len(ts.schema.Columns()); got != want {
+		return nil, fmt.Errorf("building the turns.parquet schema: %d leaf columns, want %d", got, want)
+	}
+	return ts, nil
+}
+
+// row builds one turns.parquet row from a TurnRow and the turn's extra
+// values (a golden.Dialog.Extra element).
+func (ts *turnSchema) row(tr *TurnRow, extra parquet.Row) parquet.Row {
+	row := turnRowSchema.Deconstruct(nil, tr)
+	if !ts.extras {
+		return row
+	}
+	if extra == nil {
+		// Every Parquet row carries the extra columns; write nulls should a
+		// turn come without them.
+		for c := ts.baseLeafs; c < len(ts.schema.Columns()); c++ {
+			row = append(row, parquet.NullValue().Level(0, 0, c))
+		}
+		return row
+	}
+	return golden.AppendExtra(row, ts.baseLeafs, extra)
+}
+
+// convertDialog turns a judged dialog into output rows.
+func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]TurnRow, []int, DialogRow, error) {
+	byNo := make(map[int]int, len(d.Turns))
+	for i, t := range d.Turns {
+		byNo[t.TurnNo] = i
+	}
+	turns := make([]TurnRow, 0, len(res.Turns))
+	src := make([]int, 0, len(res.Turns))
+	for _, v := range res.Turns {
+		gi, ok := byNo[v.TurnNo]
+		if !ok {
+			return nil, nil, DialogRow{}, fmt.Errorf("dialog %q: verdict for turn %d, which the dialog does not have", d.ID, v.TurnNo)
+		}
+		pi, ok := byNo[v.PredictTurnNo]
+		if !ok {
+			pi = gi
+		}
+		tr, err := turnRow(v, &d.Turns[gi], &d.Turns[pi])
+		if err != nil {
+			return nil, nil, DialogRow{}, fmt.Errorf("dialog %q turn %d: %w", d.ID, v.TurnNo, err)
+		}
+		turns = append(turns, tr)
+		src = append(src, gi)
+	}
+	dr := DialogRow{
+		DialogID:         res.DialogID,
+		TurnCount:        int64(res.TurnCount),
+		PassedCount:      int64(res.PassedCount),
+		SuccessRate:      res.SuccessRate,
+		TestPass:         res.TestPass,
+		FirstFailureTurn: optInt(res.FirstFailureTurn),
+		RootCause:        optStr(string(res.RootCause)),
+		RootCauseCount:   int64(res.RootCauseCount),
+		CascadingCount:   int64(res.CascadingCount),
+		StructureRate:    res.StructureRate,
+		CompletenessRate: res.CompletenessRate,
+		TruthfulnessRate: res.TruthfulnessRate,
+		Score:            res.Score,
+		Reason:           res.Reason,
+		Label:            res.Label,
+	}
+	var lat float64
+	hasLat := false
+	for _, t := range d.Turns {
+		if t.LatencyMS != nil {
+			lat += *t.LatencyMS
+			hasLat = true
+		}
+	}
+	if hasLat {
+		dr.LatencyMS = &lat
+	}
+	return turns, src, dr, nil
+}
+
+func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (TurnRow, error) {
+	tr := TurnRow{
+		DialogID:      v.DialogID,
+		TurnNo:        int64(v.TurnNo),
+		PredictTurnNo: int64(v.PredictTurnNo),
+		Role:          string(gold.Role),
+		Kind:          string(v.Kind),
+		Pass:          v.Pass,
+		FailureReason: optStr(string(v.FailureReason)),
+		FailedChecks:  reasons(v.FailedChecks),
+		MissingKeys:   nonNil(v.MissingKeys),
+		ExtraKeys:     nonNil(v.ExtraKeys),
+		FieldScores:   make([]FieldScoreRow, len(v.FieldScores)),
+		Structure:     string(v.Structure),
+		Completeness:  string(v.Completeness),
+		Truthfulness:  string(v.Truthfulness),
+		ChainLength:   int64(v.ChainLength),
+		ChainBucket:   optStr(v.ChainBucket),
+		RootCause:     v.RootCause,
+		CascadeFrom:   optInt(v.CascadeFrom),
+		OwnReason:     optStr(string(v.OwnReason)),
+		Tags:          nonNil(gold.Tags),
+		HumanLabel:    gold.HumanLabel,
+		HumanScore:    gold.HumanScore,
+		Weight:        gold.Weight,
+		Critical:      gold.Critical,
+		LatencyMS:     gold.LatencyMS,
+		Threshold:     v.Threshold,
+		Scorer:        v.Scorer,
+	}
+	for i, fs := range v.FieldScores {
+		tr.FieldScores[i] = FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass}
+	}
+	if gold.HasGold {
+		switch gold.Kind() {
+		case metrics.KindAction:
+			args, err := golden.EncodeArgs(gold.Gold.Args)
+			if err != nil {
+				return TurnRow{}, fmt.Errorf("encoding gold args: %w", err)
+			}
+			tr.GoldToolID, tr.GoldAction, tr.GoldArgs = &gold.Gold.ToolID, &gold.Gold.Action, &args
+		case metrics.KindResponse:
+			tr.GoldResponse = &gold.GoldResponse
+		}
+	}
+	if pred.HasPredict {
+		switch pred.Kind() {
+		case metrics.KindAction:
+			args, err := golden.EncodeArgs(pred.Predict.Args)
+			if err != nil {
+				return TurnRow{}, fmt.Errorf("encoding predicted args: %w", err)
+			}
+			tr.PredictToolID, tr.PredictAction, tr.PredictArgs = &pred.Predict.ToolID, &pred.Predict.Action, &args
+		case metrics.KindResponse:
+			tr.PredictResponse = &pred.PredictResponse
+		}
+	}
+	return tr, nil
+}
+
+func optStr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func optInt(n int) *int64 {
+	if n == 0 {
+		return nil
+	}
+	v := int64(n)
+	return &v
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func reasons(rs []metrics.Reason) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = string(r)
+	}
+	return out
+}
+
+// goldDigest hashes the gold side of every turn of a dialog: IDs, roles,
+// gold outputs, tags, dependencies, weight and criticality. Predictions,
+// human labels and latencies are left out, so two systems scored on the
+// same golden dataset share it. Fields are length-prefixed.
+func goldDigest(d *golden.Dialog) ([32]byte, error) {
+	h := sha256.New()
+	str := func(s string) {
+		writeLen(h, len(s))
+		h.Write([]byte(s))
+	}
+	str(d.ID)
+	writeLen(h, len(d.Turns))
+	for i := range d.Turns {
+		t := &d.Turns[i]
+		str(strconv.Itoa(t.TurnNo))
+		str(string(t.Role))
+		if !t.HasGold {
+			str("-")
+		} else {
+			str("+")
+			str(t.GoldResponse)
+			str(t.Gold.ToolID)
+			str(t.Gold.Action)
+			args := ""
+			if t.Kind() == metrics.KindAction || len(t.Gold.Args) > 0 {
+				a, err := golden.EncodeArgs(t.Gold.Args)
+				if err != nil {
+					return [32]byte{}, fmt.Errorf("dialog %q turn %d: encoding gold args: %w", d.ID, t.TurnNo, err)
+				}
+				args = a
+			}
+			str(args)
+		}
+		tags := slices.Clone(t.Tags)
+		writeLen(h, len(tags))
+		for _, tag := range tags {
+			str(tag)
+		}
+		writeLen(h, len(t.DependsOn))
+		for _, dep := range t.DependsOn {
+			writeLen(h, dep)
+		}
+		w := 1.0
+		if t.Weight != nil {
+			w = *t.Weight
+		}
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], math.Float64bits(w))
+		h.Write(b[:])
+		if t.Critical {
+			h.Write([]byte{1})
+		} else {
+			h.Write([]byte{0})
+		}
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out, nil
+}
+
+func writeLen(h hash.Hash, n int) {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(n))
+	h.Write(b[:])
+}

@@ -1,0 +1,646 @@
+package batch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/metrics"
+	"github.com/parquet-go/parquet-go"
+	"golang.org/x/sync/errgroup"
+)
+
+// Source yields the dialogs of a golden dataset in input order;
+// *golden.Reader implements it.
+type Source interface {
+	// Next returns the next dialog, or io.EOF after the last.
+	Next(ctx context.Context) (golden.Dialog, error)
+	// Extras describes the carried-through extra columns (none for JSON).
+	Extras() []golden.ExtraColumn
+	Close() error
+}
+
+func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// chunk is a run of consecutive dialogs judged by one worker with one
+// scorer call.
+type chunk struct {
+	seq    int64
+	items  []chunkItem
+	judged []judgedDialog
+}
+
+type chunkItem struct {
+	ordinal int64
+	d       golden.Dialog
+}
+
+// judgedDialog is one dialog ready to be written.
+type judgedDialog struct {
+	ordinal   int64
+	id        string
+	digest    [32]byte
+	turnRows  []parquet.Row
+	dialogRow parquet.Row
+}
+
+// runState carries what the stages of one Run share.
+type runState struct {
+	o        Options
+	ts       *turnSchema
+	ckptDir  string
+	m        *manifest
+	scorerID string
+
+	rowsRead    atomic.Int64
+	scorerPairs atomic.Int64
+	scorerNanos atomic.Int64
+	judgeNanos  atomic.Int64
+	start       time.Time
+
+	wrap writeWrapper // tests: fault injection
+}
+
+// Run evaluates the golden dataset opts.Input with opts.Scorer and writes
+// the run directory opts.OutDir (see the package documentation for the
+// files, checkpoints, shards and URLs). It returns the summary written to
+// summary.json. On error nothing in OutDir looks complete: the final files
+// are only renamed into place at the end; committed checkpoint parts stay
+// for a later Run with Resume (a run that failed before its first
+// checkpoint leaves no checkpoint). A cancelled ctx stops the run at the
+// next dialog boundary with ctx's error, resumable.
+func Run(ctx context.Context, opts Options) (*Summary, error) {
+	return run(ctx, opts, nil)
+}
+
+func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, err error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	o := opts.withDefaults()
+	st := &runState{o: o, start: time.Now(), scorerID: o.Scorer.ID(), wrap: wrap}
+	var stats Stats
+	defer func() {
+		st.fillStats(&stats)
+		o.Progress.Done(stats, err)
+	}()
+
+	outLoc, err := parseLocation(o.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	outDir := outLoc.local
+	if outLoc.remote() {
+		outDir = stagingDir(o.WorkDir, outLoc)
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating output directory: %w", err)
+	}
+
+	src, inputFP, totalRows, cleanup, err := openSource(ctx, o)
+	if err != nil {
+		o.Progress.Start(-1)
+		return nil, err
+	}
+	defer cleanup()
+	defer src.Close()
+	o.Progress.Start(totalRows)
+
+	if st.ts, err = newTurnSchema(src.Extras()); err != nil {
+		return nil, err
+	}
+	thr, err := json.Marshal(o.Config.Thresholds)
+	if err != nil {
+		return nil, err
+	}
+	fp := fingerprint{Input: inputFP, Scorer: st.scorerID, Thresholds: string(thr), Settings: settingsOf(o.Config, o), TurnsSchema: schemaString(st.ts.schema)}
+	if o.Shard.Enabled() {
+		fp.Shard = o.Shard.String()
+	}
+
+	// Checkpoint: start a new one or pick up the existing one.
+	st.ckptDir = filepath.Join(outDir, CheckpointDir)
+	m, found, err := loadManifest(st.ckptDir)
+	switch {
+	case err != nil:
+		return nil, err
+	case found && !o.Resume:
+		return nil, fmt.Errorf("%w: %s holds the checkpoint of an unfinished run: pass --resume to continue it, or remove %s to start over", ErrCheckpointExists, o.OutDir, st.ckptDir)
+	case found:
+		if err := compareFingerprints(m.Fingerprint, fp); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v (remove %s to start over)", ErrResumeMismatch, o.OutDir, err, st.ckptDir)
+		}
+		if err := removeOrphans(st.ckptDir, m); err != nil {
+			return nil, err
+		}
+	default:
+		m = &manifest{Version: 1, Fingerprint: fp}
+		if err := removeOutputs(outDir); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(st.ckptDir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating checkpoint: %w", err)
+		}
+		if err := saveManifest(st.ckptDir, m, wrap); err != nil {
+			return nil, err
+		}
+	}
+	st.m = m
+	defer func() {
+		// A run that fails before its first checkpoint leaves nothing to resume.
+		if err != nil && len(st.m.Parts) == 0 {
+			os.RemoveAll(st.ckptDir)
+		}
+	}()
+	if found {
+		if err := removeOutputs(outDir); err != nil {
+			return nil, err
+		}
+	}
+
+	stats.ResumedDialogs, stats.ResumedTurns = m.totals()
+	stats.DialogsDone, stats.TurnsDone = stats.ResumedDialogs, stats.ResumedTurns
+	if err := st.pipeline(ctx, src, &stats); err != nil {
+		return nil, err
+	}
+	src.Close()
+	pipelineDone := time.Now()
+
+	sum, err = st.assemble(ctx, outDir)
+	if err != nil {
+		return nil, err
+	}
+	sum.Timings["pipeline"] = pipelineDone.Sub(st.start).Seconds()
+	sum.Timings["assemble"] = time.Since(pipelineDone).Seconds()
+	sum.Timings["total"] = time.Since(st.start).Seconds()
+	if err := writeSummary(outDir, sum, wrap); err != nil {
+		// Without summary.json the data files are not a run: remove them;
+		// the checkpoint stays, so --resume redoes only the assembly.
+		return nil, errors.Join(err, removeOutputs(outDir))
+	}
+	if err := os.RemoveAll(st.ckptDir); err != nil {
+		return nil, fmt.Errorf("removing checkpoint: %w", err)
+	}
+	if err := syncDir(outDir); err != nil {
+		return nil, err
+	}
+	if outLoc.remote() {
+		if err := publishRemote(ctx, o, outLoc, outDir); err != nil {
+			return nil, err
+		}
+	}
+	stats.Elapsed = time.Since(st.start)
+	return sum, nil
+}
+
+// publishRemote uploads a staged run directory, summary.json last, and
+// removes the staging directory.
+func publishRemote(ctx context.Context, o Options, dst location, dir string) error {
+	names := []string{SummaryFile, TurnsFile, DialogsFile, OrdinalsFile}
+	if err := deleteRemote(ctx, o.URLMux, dst, names); err != nil {
+		return fmt.Errorf("%w: clearing %s: %v", ErrUnreadableLocation, dst.raw, err)
+	}
+	var files []string
+	for _, n := range []string{TurnsFile, DialogsFile, OrdinalsFile, SummaryFile} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			files = append(files, filepath.Join(dir, n))
+		}
+	}
+	if err := upload(ctx, o.URLMux, dst, files); err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
+
+func writeSummary(dir string, s *Summary, wrap writeWrapper) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, SummaryFile), append(data, '\n'), wrap)
+}
+
+func compareFingerprints(old, cur fingerprint) error {
+	switch {
+	case old.Input != cur.Input:
+		return errors.New("the input file has changed")
+	case old.Scorer != cur.Scorer:
+		return fmt.Errorf("scorer was %q, now %q", old.Scorer, cur.Scorer)
+	case old.Thresholds != cur.Thresholds:
+		return fmt.Errorf("thresholds were %s, now %s", old.Thresholds, cur.Thresholds)
+	case old.Shard != cur.Shard:
+		return fmt.Errorf("shard was %q, now %q", old.Shard, cur.Shard)
+	case old.TurnsSchema != cur.TurnsSchema:
+		return errors.New("the input's extra columns have changed")
+	}
+	for k, v := range old.Settings {
+		if cur.Settings[k] != v {
+			return fmt.Errorf("setting %s was %q, now %q", k, v, cur.Settings[k])
+		}
+	}
+	for k, v := range cur.Settings {
+		if _, ok := old.Settings[k]; !ok {
+			return fmt.Errorf("setting %s was unset, now %q", k, v)
+		}
+	}
+	return nil
+}
+
+// openSource opens the input, fingerprints it and counts its rows (-1
+// when unknown).
+func openSource(ctx context.Context, o Options) (Source, string, int64, func(), error) {
+	if o.Source != nil {
+		return o.Source, "source:" + o.SourceID, -1, func() {}, nil
+	}
+	loc, err := parseLocation(o.Input)
+	if err != nil {
+		return nil, "", 0, nil, err
+	}
+	path, cleanup := loc.local, func() {}
+	if loc.remote() {
+		if path, err = download(ctx, o.URLMux, loc, o.WorkDir); err != nil {
+			return nil, "", 0, nil, err
+		}
+		cleanup = func() { os.Remove(path) }
+	}
+	fp, err := hashFile(path)
+	if err != nil {
+		cleanup()
+		return nil, "", 0, nil, fmt.Errorf("reading input %s: %w", o.Input, err)
+	}
+	r, err := golden.Open(ctx, path, o.ReadOptions)
+	if err != nil {
+		cleanup()
+		return nil, "", 0, nil, err
+	}
+	total := int64(-1)
+	if r.Format() == golden.FormatParquet {
+		if p, err := openParquet(path); err == nil {
+			total = p.pf.NumRows()
+			p.Close()
+		}
+	}
+	return r, fp, total, cleanup, nil
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// pipeline runs reader -> workers -> writer and leaves every judged dialog
+// in committed checkpoint parts.
+func (st *runState) pipeline(ctx context.Context, src Source, stats *Stats) error {
+	o := st.o
+	g, gctx := errgroup.WithContext(ctx)
+	// At most maxInFlight chunks exist between the reader and the writer's
+	// commit, which bounds memory and the writer's reorder window.
+	maxInFlight := 2*o.Workers + 2
+	tokens := make(chan struct{}, maxInFlight)
+	chunks := make(chan *chunk, o.Workers)
+	results := make(chan *chunk, o.Workers)
+
+	g.Go(func() error {
+		defer close(chunks)
+		return st.read(gctx, src, tokens, chunks)
+	})
+	var workers sync.WaitGroup
+	for range o.Workers {
+		workers.Add(1)
+		g.Go(func() error {
+			defer workers.Done()
+			return st.work(gctx, chunks, results)
+		})
+	}
+	g.Go(func() error {
+		workers.Wait()
+		close(results)
+		return nil
+	})
+	g.Go(func() error {
+		return st.write(gctx, tokens, results, stats)
+	})
+	err := g.Wait()
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+func (st *runState) read(ctx context.Context, src Source, tokens chan struct{}, out chan<- *chunk) error {
+	skip := st.m.nextOrdinal()
+	var (
+		ordinal int64 = -1
+		seq     int64
+		cur     *chunk
+		turns   int
+	)
+	send := func() error {
+		select {
+		case tokens <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		cur.seq = seq
+		seq++
+		select {
+		case out <- cur:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		cur, turns = nil, 0
+		return nil
+	}
+	for {
+		d, err := src.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err // golden errors name the file, row and column
+		}
+		ordinal++
+		st.rowsRead.Add(int64(len(d.Turns)))
+		if ordinal < skip || !st.o.Shard.Contains(d.ID) {
+			continue
+		}
+		if cur == nil {
+			cur = &chunk{}
+		}
+		cur.items = append(cur.items, chunkItem{ordinal: ordinal, d: d})
+		turns += len(d.Turns)
+		if turns >= st.o.ChunkTurns {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+	}
+	if cur != nil {
+		return send()
+	}
+	return nil
+}
+
+func (st *runState) work(ctx context.Context, in <-chan *chunk, out chan<- *chunk) error {
+	for c := range in {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := st.judgeChunk(ctx, c); err != nil {
+			return err
+		}
+		select {
+		case out <- c:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// judgeChunk scores all similarity requests of the chunk's dialogs with
+// one scorer call, then judges and converts each dialog.
+func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
+	cfg := st.o.Config
+	t0 := time.Now()
+	sims := metrics.Similarities{}
+	var gold, pred []string
+	for i := range c.items {
+		for _, p := range metrics.Requests(c.items[i].d.Dialog, cfg) {
+			if _, ok := sims[p]; !ok {
+				sims[p] = 0
+				gold, pred = append(gold, p.Gold), append(pred, p.Predicted)
+			}
+		}
+	}
+	var scorerTime time.Duration
+	if len(gold) > 0 {
+		ts := time.Now()
+		scores, err := st.o.Scorer.Score(ctx, gold, pred)
+		scorerTime = time.Since(ts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			first := c.items[0].d.ID
+			return fmt.Errorf("%w: %s scoring %d pairs for dialogs %q to %q: %w", ErrScorer, st.scorerID, len(gold), first, c.items[len(c.items)-1].d.ID, err)
+		}
+		if len(scores) != len(gold) {
+			return fmt.Errorf("%w: %s returned %d scores for %d pairs", ErrScorer, st.scorerID, len(scores), len(gold))
+		}
+		for i := range gold {
+			sims[metrics.Pair{Gold: gold[i], Predicted: pred[i]}] = scores[i]
+		}
+		st.scorerPairs.Add(int64(len(gold)))
+		st.scorerNanos.Add(int64(scorerTime))
+	}
+	c.judged = make([]judgedDialog, len(c.items))
+	for i := range c.items {
+		it := &c.items[i]
+		res, err := metrics.Judge(it.d.Dialog, cfg, sims, st.scorerID)
+		if err != nil {
+			return fmt.Errorf("judging dialog %q (input rows %s): %w", it.d.ID, rowSpan(it.d.Rows), err)
+		}
+		j, err := st.convert(it, &res)
+		if err != nil {
+			return err
+		}
+		c.judged[i] = j
+	}
+	c.items = nil
+	st.judgeNanos.Add(int64(time.Since(t0) - scorerTime))
+	return nil
+}
+
+func rowSpan(rows []int64) string {
+	if len(rows) == 0 {
+		return "?"
+	}
+	lo, hi := rows[0], rows[0]
+	for _, r := range rows {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}
+
+func (st *runState) convert(it *chunkItem, res *metrics.DialogResult) (judgedDialog, error) {
+	trs, src, dr, err := convertDialog(&it.d, res)
+	if err != nil {
+		return judgedDialog{}, err
+	}
+	digest, err := goldDigest(&it.d)
+	if err != nil {
+		return judgedDialog{}, err
+	}
+	j := judgedDialog{ordinal: it.ordinal, id: it.d.ID, digest: digest, turnRows: make([]parquet.Row, len(trs))}
+	for i := range trs {
+		var extra parquet.Row
+		if it.d.Extra != nil {
+			extra = it.d.Extra[src[i]]
+		}
+		j.turnRows[i] = st.ts.row(&trs[i], extra)
+	}
+	j.dialogRow = dialogRowSchema.Deconstruct(nil, &dr)
+	return j, nil
+}
+
+// write commits chunks in input order into checkpoint parts.
+func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *chunk, stats *Stats) (err error) {
+	o := st.o
+	pending := map[int64]*chunk{}
+	var next int64
+	var part *partWriter
+	defer func() {
+		if part != nil {
+			part.abort()
+		}
+	}()
+	commitPart := func() error {
+		if part == nil {
+			return nil
+		}
+		p := part
+		part = nil
+		if err := p.commit(st.m); err != nil {
+			return err
+		}
+		stats.Checkpoints++
+		return nil
+	}
+	for c := range in {
+		pending[c.seq] = c
+		for {
+			c, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			for i := range c.judged {
+				j := &c.judged[i]
+				if part == nil {
+					part, err = newPartWriter(st.ckptDir, len(st.m.Parts)+1, st.ts, j.ordinal, st.wrap, time.Now())
+					if err != nil {
+						return err
+					}
+				}
+				if err := part.add(j); err != nil {
+					return err
+				}
+				stats.DialogsDone++
+				stats.TurnsDone += int64(len(j.turnRows))
+			}
+			<-tokens
+			if part != nil && (part.info.Turns >= int64(o.CheckpointTurns) || time.Since(part.started) >= o.CheckpointInterval) {
+				if err := commitPart(); err != nil {
+					return err
+				}
+			}
+			st.fillStats(stats)
+			o.Progress.Update(*stats)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		// Keep what is complete: commit the dialogs received so far, all
+		// of which are whole and in order, so a resume redoes less.
+		if cerr := commitPart(); cerr != nil {
+			return errors.Join(err, cerr)
+		}
+		return err
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("internal error: %d chunks never committed", len(pending))
+	}
+	return commitPart()
+}
+
+func (st *runState) fillStats(s *Stats) {
+	s.Elapsed = time.Since(st.start)
+	s.RowsRead = st.rowsRead.Load()
+	s.ScorerPairs = st.scorerPairs.Load()
+	s.ScorerTime = time.Duration(st.scorerNanos.Load())
+	if st.o.CacheStats != nil {
+		s.CacheHits, s.CacheMisses = st.o.CacheStats()
+	}
+}
+
+// assemble writes the final files from the checkpoint parts.
+func (st *runState) assemble(ctx context.Context, outDir string) (*Summary, error) {
+	a, err := newAssembler(outDir, st.ts, st.o.RowGroupSize, st.o.Shard.Enabled(), st.wrap)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range st.m.Parts {
+		if err := ctx.Err(); err != nil {
+			a.abort()
+			return nil, err
+		}
+		t, d, i := partFiles(st.ckptDir, p.Name)
+		if err := copyStream(a, t, d, i); err != nil {
+			a.abort()
+			return nil, fmt.Errorf("assembling outputs from checkpoint part %s: %w", p.Name, err)
+		}
+	}
+	sum := a.acc.summary()
+	st.header(sum)
+	sum.Timings["scorer"] = time.Duration(st.scorerNanos.Load()).Seconds()
+	sum.Timings["judge"] = time.Duration(st.judgeNanos.Load()).Seconds()
+	// Data files first; summary.json is written by the caller, last.
+	if err := a.commitData(); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+func copyStream(a *assembler, turns, dialogs, index string) error {
+	s, err := openDialogStream(turns, dialogs, index)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for {
+		b, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := a.add(b); err != nil {
+			return err
+		}
+	}
+}
+
+// header fills the settings part of a summary.
+func (st *runState) header(s *Summary) {
+	s.Input = st.o.Input
+	s.Scorer = st.scorerID
+	s.Thresholds = st.o.Config.Thresholds
+	s.Settings = settingsOf(st.o.Config, st.o)
+	if st.o.Shard.Enabled() {
+		s.Settings["shard"] = st.o.Shard.String()
+	}
+}

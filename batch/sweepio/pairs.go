@@ -1,0 +1,133 @@
+package sweepio
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/sweep"
+)
+
+// Pair is one human-labelled text pair.
+type Pair struct {
+	Row   int    // source row (line number for text files)
+	Group string // resampling unit: the group column, else the row
+	TextA string
+	TextB string
+
+	HasLabel bool
+	Label    bool
+	HasScore bool
+	Score    float64 // graded human similarity
+}
+
+// ReadPairs reads a pairs file: JSON Lines, CSV or TSV with a header, or
+// Parquet, with columns text_a and text_b (aliases sentence1, sentence2),
+// label (1/0, true/false, pass/fail) and/or score (a graded human
+// similarity on any scale), and an optional group column (pairs of one
+// group are kept together in folds and bootstrap resamples); or the STS
+// Benchmark layout (FormatSTSB; score only). FormatAuto detects the format
+// from the content and extension. Every row must have both texts and a
+// label or a score.
+func ReadPairs(path string, format Format) ([]Pair, Format, error) {
+	t, format, err := readTable(path, format)
+	if err != nil {
+		return nil, format, err
+	}
+	pairs, err := pairsOf(t)
+	return pairs, format, err
+}
+
+// ParsePairs is ReadPairs on data already in memory (name is used in
+// messages and for detection).
+func ParsePairs(name string, data []byte, format Format) ([]Pair, error) {
+	if format == FormatAuto || format == "" {
+		format = detect(name, data[:min(len(data), 64<<10)])
+	}
+	t, err := parseTable(name, data, format)
+	if err != nil {
+		return nil, err
+	}
+	return pairsOf(t)
+}
+
+func pairsOf(t *table) ([]Pair, error) {
+	ca, cb := t.col("text_a", "sentence1"), t.col("text_b", "sentence2")
+	cl, cs, cg := t.col("label"), t.col("score"), t.col("group", "dialog_id")
+	for _, c := range []struct {
+		i    int
+		name string
+	}{{ca, "text_a"}, {cb, "text_b"}} {
+		if c.i < 0 {
+			return nil, &RowError{File: t.file, Column: c.name, Problem: fmt.Sprintf("no %s column (columns: %v)", c.name, t.header),
+				Fix: "name the columns text_a, text_b, label and/or score, or give --pairs-format stsb for an STS Benchmark file", Err: ErrColumn}
+		}
+	}
+	if cl < 0 && cs < 0 {
+		return nil, &RowError{File: t.file, Column: "label", Problem: "neither a label nor a score column",
+			Fix: "add label (1/0) for binary judgements and/or score for graded ones", Err: ErrColumn}
+	}
+	if len(t.rows) == 0 {
+		return nil, &RowError{File: t.file, Problem: "no pairs", Fix: "the file has a header but no data rows", Err: ErrValue}
+	}
+	out := make([]Pair, 0, len(t.rows))
+	for r := range t.rows {
+		p := Pair{Row: t.lines[r], Group: "row " + strconv.Itoa(t.lines[r])}
+		p.TextA, _ = t.cell(r, ca)
+		p.TextB, _ = t.cell(r, cb)
+		if g, ok := t.cell(r, cg); ok {
+			p.Group = g
+		}
+		if v, ok := t.cell(r, cl); ok {
+			l, err := parseLabel(v)
+			if err != nil {
+				return nil, &RowError{File: t.file, Row: p.Row, Column: t.header[cl], Problem: err.Error(), Fix: "or leave it empty when the row has a score", Err: ErrValue}
+			}
+			p.HasLabel, p.Label = true, l
+		}
+		if v, ok := t.cell(r, cs); ok {
+			s, err := parseScore(v)
+			if err != nil {
+				return nil, &RowError{File: t.file, Row: p.Row, Column: t.header[cs], Problem: err.Error(), Fix: "give a number, or leave it empty when the row has a label", Err: ErrValue}
+			}
+			p.HasScore, p.Score = true, s
+		}
+		if !p.HasLabel && !p.HasScore {
+			return nil, &RowError{File: t.file, Row: p.Row, Column: "label", Problem: "neither label nor score is set",
+				Fix: "give the pair a label or a score, or remove the row", Err: ErrValue}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// ScorePairs scores every pair with s (text_a as gold, text_b as
+// predicted), in chunks of batch pairs so cancellation is prompt, and
+// returns the calibration input.
+func ScorePairs(ctx context.Context, s metrics.Scorer, pairs []Pair, batch int) (sweep.Input, error) {
+	if batch <= 0 {
+		batch = 1024
+	}
+	in := sweep.Input{Samples: make([]sweep.Sample, 0, len(pairs))}
+	for lo := 0; lo < len(pairs); lo += batch {
+		hi := min(lo+batch, len(pairs))
+		gold := make([]string, 0, hi-lo)
+		pred := make([]string, 0, hi-lo)
+		for _, p := range pairs[lo:hi] {
+			gold, pred = append(gold, p.TextA), append(pred, p.TextB)
+		}
+		scores, err := s.Score(ctx, gold, pred)
+		if err != nil {
+			return sweep.Input{}, fmt.Errorf("scoring pairs %d-%d with %s: %w", lo+1, hi, s.ID(), err)
+		}
+		if len(scores) != len(gold) {
+			return sweep.Input{}, fmt.Errorf("scoring pairs %d-%d with %s: got %d scores for %d pairs", lo+1, hi, s.ID(), len(scores), len(gold))
+		}
+		for i, p := range pairs[lo:hi] {
+			in.Samples = append(in.Samples, sweep.Sample{Group: p.Group, Score: scores[i], HasLabel: p.HasLabel, Label: p.Label,
+				HasHuman: p.HasScore, Human: p.Score, Ref: "pair on row " + strconv.Itoa(p.Row)})
+		}
+	}
+	return in, nil
+}

@@ -1,0 +1,485 @@
+package sweepio
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/sweep"
+)
+
+// FieldLabelsColumn is the optional golden-dataset column (carried through
+// into turns.parquet) that labels individual fields of a turn: a JSON
+// object from field to judgement, {"city": true, "date": false}. A key is a
+// field path as in field_scores ("crm.find.city", "crm.find.filters.region")
+// or the same path without the "tool.action." prefix; "response" names a
+// reply. A boolean (or "pass"/"fail") is a label, a number a graded score.
+const FieldLabelsColumn = "field_labels"
+
+// RunOptions says where sweep finds labels besides the run itself.
+type RunOptions struct {
+	// LabelsFile, when set, is a labels file: JSON Lines, CSV, TSV or
+	// Parquet with columns dialog_id, turn_no, optional field, and label
+	// and/or score. A row without field labels the turn (and wins over the
+	// run's human_label/human_score); a row with field labels that field.
+	LabelsFile   string
+	LabelsFormat Format
+	// IgnoreUnmatched drops labels for turns that are not in the run
+	// instead of failing (counted in RunInfo.Unmatched).
+	IgnoreUnmatched bool
+}
+
+// RunInfo describes what ReadRun found.
+type RunInfo struct {
+	Dir    string `json:"dir"`
+	Scorer string `json:"scorer"`
+	Turns  int    `json:"turns"`
+	// LabelledTurns have a turn-level human label or score.
+	LabelledTurns int `json:"labelled_turns"`
+	// FieldLabels is the number of field-level labels used.
+	FieldLabels int `json:"field_labels"`
+	// Excluded counts labels kept out of threshold fitting, by reason.
+	Excluded map[string]int `json:"excluded,omitempty"`
+	// Unmatched counts labels-file rows naming turns not in the run
+	// (only with IgnoreUnmatched).
+	Unmatched int `json:"unmatched,omitempty"`
+}
+
+// Reasons a labelled turn or field is kept out of threshold fitting (it
+// still counts in verdict agreement).
+const (
+	ExcludedNoSemantic  = "no semantic comparison (exact or typed matches only)"
+	ExcludedOtherCheck  = "failed a check the scorer does not decide (structure, keys, typed or missing values)"
+	ExcludedFieldExact  = "field compared without the scorer (exact, typed or missing)"
+	ExcludedContextTurn = "context turn (not scored)"
+)
+
+type turnKey struct {
+	dialog string
+	turn   int64
+}
+
+type labelEntry struct {
+	field    string
+	hasLabel bool
+	label    bool
+	hasScore bool
+	score    float64
+	row      int
+	used     bool
+}
+
+// ReadRun reads a run directory written by `aem run` (turns.parquet and,
+// when present, summary.json) and builds the calibration input from the
+// human labels: see the package doc for which score a label calibrates.
+func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *RunInfo, error) {
+	info := &RunInfo{Dir: dir, Excluded: map[string]int{}}
+	path := filepath.Join(dir, batch.TurnsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return sweep.Input{}, nil, fmt.Errorf("%s: %w: no %s; give the output directory of `aem run` (its -o)", dir, ErrRun, batch.TurnsFile)
+		}
+		return sweep.Input{}, nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer f.Close()
+	if b, err := os.ReadFile(filepath.Join(dir, batch.SummaryFile)); err == nil {
+		var s batch.Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			return sweep.Input{}, nil, fmt.Errorf("%s: %w: %s is not valid JSON: %v", dir, ErrRun, batch.SummaryFile, err)
+		}
+		info.Scorer = s.Scorer
+	}
+
+	labels := map[turnKey][]*labelEntry{}
+	if opts.LabelsFile != "" {
+		if labels, err = readLabels(opts.LabelsFile, opts.LabelsFormat); err != nil {
+			return sweep.Input{}, nil, err
+		}
+	}
+
+	st, err := f.Stat()
+	if err != nil {
+		return sweep.Input{}, nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return sweep.Input{}, nil, fmt.Errorf("%s: %w: not a readable Parquet file: %v", path, ErrRun, err)
+	}
+	for _, col := range []string{"dialog_id", "turn_no", "pass", "field_scores"} {
+		if _, ok := pf.Schema().Lookup(col); !ok && !hasPrefixColumn(pf.Schema(), col) {
+			return sweep.Input{}, nil, fmt.Errorf("%s: %w: no %s column; is it the turns.parquet of `aem run`?", path, ErrRun, col)
+		}
+	}
+	rows := parquet.NewGenericReader[batch.TurnRow](pf)
+	defer rows.Close()
+	var extra *parquet.GenericReader[fieldLabelsRow]
+	if _, ok := pf.Schema().Lookup(FieldLabelsColumn); ok {
+		extra = parquet.NewGenericReader[fieldLabelsRow](pf)
+		defer extra.Close()
+	}
+
+	var in sweep.Input
+	buf := make([]batch.TurnRow, 512)
+	fbuf := make([]fieldLabelsRow, len(buf))
+	rowNo := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return sweep.Input{}, nil, err
+		}
+		n, rerr := rows.Read(buf)
+		if extra != nil && n > 0 {
+			m, ferr := fillRows(extra, fbuf[:n])
+			if m != n {
+				return sweep.Input{}, nil, fmt.Errorf("reading %s column %s near row %d: %v", path, FieldLabelsColumn, rowNo+1, ferr)
+			}
+		}
+		for i := range buf[:n] {
+			rowNo++
+			var fl *string
+			if extra != nil {
+				fl = fbuf[i].FieldLabels
+			}
+			if err := addTurn(&in, info, &buf[i], fl, labels[turnKey{buf[i].DialogID, buf[i].TurnNo}], path, rowNo); err != nil {
+				return sweep.Input{}, nil, err
+			}
+			if info.Scorer == "" {
+				info.Scorer = buf[i].Scorer
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return sweep.Input{}, nil, fmt.Errorf("reading %s near row %d: %w", path, rowNo+1, rerr)
+		}
+	}
+	info.Turns = rowNo
+
+	var unmatched []*labelEntry
+	for _, es := range labels {
+		for _, e := range es {
+			if !e.used {
+				unmatched = append(unmatched, e)
+			}
+		}
+	}
+	if len(unmatched) > 0 {
+		if !opts.IgnoreUnmatched {
+			sort.Slice(unmatched, func(i, j int) bool { return unmatched[i].row < unmatched[j].row })
+			e := unmatched[0]
+			return sweep.Input{}, nil, &RowError{File: opts.LabelsFile, Row: e.row, Column: "dialog_id",
+				Problem: fmt.Sprintf("%d label row(s) name turns that are not in the run %s (the first is on this row)", len(unmatched), dir),
+				Fix:     "check dialog_id and turn_no against the run (aem show " + path + "), make sure the run was made from the labelled dataset, or pass --ignore-unmatched to skip them",
+				Err:     ErrUnknownTurn}
+		}
+		info.Unmatched = len(unmatched)
+	}
+	if len(info.Excluded) == 0 {
+		info.Excluded = nil
+	}
+	return in, info, nil
+}
+
+func hasPrefixColumn(s *parquet.Schema, name string) bool {
+	for _, c := range s.Columns() {
+		if len(c) > 0 && c[0] == name {
+			return true
+		}
+	}
+	return false
+}
+
+type fieldLabelsRow struct {
+	FieldLabels *string `parquet:"field_labels,optional"`
+}
+
+// fillRows reads from r until p is full or r ends.
+func fillRows(r *parquet.GenericReader[fieldLabelsRow], p []fieldLabelsRow) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}
+
+// scorerDecided reports whether a compared value's outcome came from the
+// similarity scorer: semantic comparisons, and $any alternatives that were
+// compared semantically (they carry the threshold they were held to).
+func scorerDecided(fs batch.FieldScoreRow) bool {
+	return fs.Method == metrics.MethodSemantic || (fs.Method == metrics.MethodAny && fs.Threshold != 0 && fs.Score != 1)
+}
+
+// nonScorerChecks are failed checks the similarity threshold cannot change.
+var nonScorerChecks = map[string]bool{
+	string(metrics.ReasonMissingTurn): true, string(metrics.ReasonUnexpectedTurn): true,
+	string(metrics.ReasonToolMismatch): true, string(metrics.ReasonActionMismatch): true,
+	string(metrics.ReasonMissingParameters): true, string(metrics.ReasonExtraParameters): true,
+}
+
+// SubMetricOf names the sub-metric a compared value belongs to: parameter
+// values of action turns are truthfulness.values; in response turns the
+// clause-coverage scores (fields naming completeness or a clause) are
+// completeness.response and the reply itself truthfulness.response.
+func SubMetricOf(kind, field string) string {
+	if kind == string(metrics.KindAction) {
+		return metrics.SubTruthValues
+	}
+	f := strings.ToLower(field)
+	if strings.Contains(f, "complete") || strings.Contains(f, "clause") {
+		return metrics.SubCompleteResponse
+	}
+	return metrics.SubTruthResponse
+}
+
+func addTurn(in *sweep.Input, info *RunInfo, t *batch.TurnRow, fieldLabels *string, file []*labelEntry, path string, row int) error {
+	hasLabel, label := t.HumanLabel != nil, t.HumanLabel != nil && *t.HumanLabel
+	hasScore, score := t.HumanScore != nil, 0.0
+	if hasScore {
+		score = *t.HumanScore
+	}
+	var fieldEntries []*labelEntry
+	for _, e := range file {
+		e.used = true
+		if e.field == "" {
+			if e.hasLabel {
+				hasLabel, label = true, e.label
+			}
+			if e.hasScore {
+				hasScore, score = true, e.score
+			}
+		} else {
+			fieldEntries = append(fieldEntries, e)
+		}
+	}
+	if fieldLabels != nil && strings.TrimSpace(*fieldLabels) != "" {
+		es, err := parseFieldLabels(*fieldLabels)
+		if err != nil {
+			return &RowError{File: path, Row: row, Column: FieldLabelsColumn, Problem: err.Error(),
+				Fix: `write a JSON object from field to judgement, e.g. {"city": true, "date": false}`, Err: ErrValue}
+		}
+		fieldEntries = append(fieldEntries, es...)
+	}
+	if !hasLabel && !hasScore && len(fieldEntries) == 0 {
+		return nil
+	}
+	ref := fmt.Sprintf("dialog %s turn %d", t.DialogID, t.TurnNo)
+	if t.Kind != string(metrics.KindAction) && t.Kind != string(metrics.KindResponse) {
+		info.Excluded[ExcludedContextTurn]++
+		return nil
+	}
+	if hasLabel {
+		info.LabelledTurns++
+		in.Verdicts = append(in.Verdicts, sweep.Verdict{Group: t.DialogID, Ref: ref, Auto: t.Pass, Human: label})
+	} else if hasScore {
+		info.LabelledTurns++
+	}
+	if hasScore && (math.IsNaN(score) || math.IsInf(score, 0)) {
+		return &RowError{File: path, Row: row, Column: "human_score", Problem: fmt.Sprintf("%s has human_score %v", ref, score),
+			Fix: "give a finite number or leave it empty", Err: ErrValue}
+	}
+	field := func(fs batch.FieldScoreRow) string {
+		if t.Kind == string(metrics.KindAction) {
+			return fs.Field
+		}
+		return ""
+	}
+	for _, e := range fieldEntries {
+		fs, ok := findField(t, e.field)
+		if !ok {
+			var have []string
+			for _, f := range t.FieldScores {
+				have = append(have, f.Field)
+			}
+			where := path
+			if e.row > 0 {
+				where = fmt.Sprintf("labels file row %d", e.row)
+			}
+			return &RowError{File: path, Row: row, Column: "field", Problem: fmt.Sprintf("%s: field label %q (from %s) matches none of the turn's compared fields %v", ref, e.field, where, have),
+				Fix: "use a field path as listed in field_scores (aem show)", Err: ErrUnknownField}
+		}
+		info.FieldLabels++
+		if !scorerDecided(fs) {
+			info.Excluded[ExcludedFieldExact]++
+			continue
+		}
+		in.Samples = append(in.Samples, sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, fs.Field), Field: field(fs),
+			Score: fs.Score, HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field})
+	}
+	if len(fieldEntries) > 0 || (!hasLabel && !hasScore) {
+		return nil // field labels are more precise than the turn's: they replace it for fitting
+	}
+	var decided []batch.FieldScoreRow
+	other := t.Structure == string(metrics.OutcomeFail)
+	for _, c := range t.FailedChecks {
+		other = other || nonScorerChecks[c]
+	}
+	for _, fs := range t.FieldScores {
+		if scorerDecided(fs) {
+			decided = append(decided, fs)
+		} else if !fs.Pass {
+			other = true
+		}
+	}
+	switch {
+	case len(decided) == 0:
+		info.Excluded[ExcludedNoSemantic]++
+		return nil
+	case other:
+		info.Excluded[ExcludedOtherCheck]++
+		return nil
+	}
+	lowest := decided[0]
+	for _, fs := range decided[1:] {
+		if fs.Score < lowest.Score {
+			lowest = fs
+		}
+	}
+	in.Samples = append(in.Samples, sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
+		Score: lowest.Score, HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref})
+	return nil
+}
+
+// findField finds a turn's compared value by full path, or by the path
+// without its "tool.action." prefix.
+func findField(t *batch.TurnRow, key string) (batch.FieldScoreRow, bool) {
+	for _, fs := range t.FieldScores {
+		if fs.Field == key {
+			return fs, true
+		}
+	}
+	var prefix string
+	if t.GoldToolID != nil && t.GoldAction != nil {
+		prefix = *t.GoldToolID + "." + *t.GoldAction + "."
+	}
+	var hit []batch.FieldScoreRow
+	for _, fs := range t.FieldScores {
+		if (prefix != "" && fs.Field == prefix+key) || (prefix == "" && strings.HasSuffix(fs.Field, "."+key) && strings.Count(fs.Field, ".") == 2+strings.Count(key, ".")) {
+			hit = append(hit, fs)
+		}
+	}
+	if len(hit) == 1 {
+		return hit[0], true
+	}
+	return batch.FieldScoreRow{}, false
+}
+
+func parseFieldLabels(s string) ([]*labelEntry, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []*labelEntry
+	for _, k := range keys {
+		e := &labelEntry{field: k, used: true}
+		switch v := m[k].(type) {
+		case bool:
+			e.hasLabel, e.label = true, v
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("field %q: score %v is not finite", k, v)
+			}
+			e.hasScore, e.score = true, v
+		case string:
+			l, err := parseLabel(v)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %v", k, err)
+			}
+			e.hasLabel, e.label = true, l
+		case nil:
+			continue
+		default:
+			return nil, fmt.Errorf("field %q: use true/false or a number, not %s", k, m[k])
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// readLabels reads a labels file keyed by dialog_id, turn_no and field.
+func readLabels(path string, format Format) (map[turnKey][]*labelEntry, error) {
+	t, _, err := readTable(path, format)
+	if err != nil {
+		return nil, err
+	}
+	cd, ct, cf := t.col("dialog_id"), t.col("turn_no"), t.col("field")
+	cl, cs := t.col("label", "human_label"), t.col("score", "human_score")
+	for _, c := range []struct {
+		i    int
+		name string
+	}{{cd, "dialog_id"}, {ct, "turn_no"}} {
+		if c.i < 0 {
+			return nil, &RowError{File: path, Column: c.name, Problem: fmt.Sprintf("no %s column (columns: %v)", c.name, t.header),
+				Fix: "a labels file has columns dialog_id, turn_no, optional field, and label and/or score", Err: ErrColumn}
+		}
+	}
+	if cl < 0 && cs < 0 {
+		return nil, &RowError{File: path, Column: "label", Problem: "neither a label nor a score column",
+			Fix: "add label (1/0, pass/fail) and/or score", Err: ErrColumn}
+	}
+	out := map[turnKey][]*labelEntry{}
+	seen := map[string]int{}
+	for r := range t.rows {
+		row := t.lines[r]
+		d, ok := t.cell(r, cd)
+		if !ok {
+			return nil, &RowError{File: path, Row: row, Column: "dialog_id", Problem: "empty dialog_id", Err: ErrValue}
+		}
+		tv, _ := t.cell(r, ct)
+		tn, err := strconv.ParseInt(strings.TrimSpace(tv), 10, 64)
+		if err != nil {
+			return nil, &RowError{File: path, Row: row, Column: "turn_no", Problem: fmt.Sprintf("turn_no %q is not a whole number", tv), Err: ErrValue}
+		}
+		e := &labelEntry{row: row}
+		e.field, _ = t.cell(r, cf)
+		e.field = strings.TrimSpace(e.field)
+		if v, ok := t.cell(r, cl); ok {
+			if e.label, err = parseLabel(v); err != nil {
+				return nil, &RowError{File: path, Row: row, Column: t.header[cl], Problem: err.Error(), Err: ErrValue}
+			}
+			e.hasLabel = true
+		}
+		if v, ok := t.cell(r, cs); ok {
+			if e.score, err = parseScore(v); err != nil {
+				return nil, &RowError{File: path, Row: row, Column: t.header[cs], Problem: err.Error(), Err: ErrValue}
+			}
+			e.hasScore = true
+		}
+		if !e.hasLabel && !e.hasScore {
+			return nil, &RowError{File: path, Row: row, Column: "label", Problem: "neither label nor score is set", Fix: "give one, or remove the row", Err: ErrValue}
+		}
+		key := fmt.Sprintf("%s\x00%d\x00%s", d, tn, e.field)
+		if prev, dup := seen[key]; dup {
+			return nil, &RowError{File: path, Row: row, Problem: fmt.Sprintf("dialog %s turn %d field %q is labelled again (first on row %d)", d, tn, e.field, prev),
+				Fix: "keep one label per turn and field", Err: ErrValue}
+		}
+		seen[key] = row
+		k := turnKey{d, tn}
+		out[k] = append(out[k], e)
+	}
+	return out, nil
+}

@@ -1,0 +1,519 @@
+package sweepio
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/sweep"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func actionTurn(dialog string, turn int64, pass bool, label *bool, scores ...batch.FieldScoreRow) batch.TurnRow {
+	return batch.TurnRow{DialogID: dialog, TurnNo: turn, PredictTurnNo: turn, Role: "Tool", Kind: "action", Pass: pass,
+		FieldScores: scores, Structure: "pass", Completeness: "pass", Truthfulness: "pass",
+		GoldToolID: ptr("crm"), GoldAction: ptr("find"), HumanLabel: label, Threshold: 0.5, Scorer: "lexical"}
+}
+
+func sem(field string, score float64) batch.FieldScoreRow {
+	return batch.FieldScoreRow{Field: field, Method: metrics.MethodSemantic, Score: score, Threshold: 0.5, Pass: score >= 0.5}
+}
+
+func exact(field string) batch.FieldScoreRow {
+	return batch.FieldScoreRow{Field: field, Method: metrics.MethodExact, Score: 1, Pass: true}
+}
+
+func writeRun(t *testing.T, rows any) string {
+	t.Helper()
+	dir := t.TempDir()
+	var err error
+	switch r := rows.(type) {
+	case []batch.TurnRow:
+		err = parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), r)
+	case []fieldLabelledTurn:
+		err = parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), r)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := json.Marshal(batch.Summary{Version: 1, Scorer: "lexical", Thresholds: metrics.Thresholds{Version: 1, Threshold: 0.5}})
+	if err := os.WriteFile(filepath.Join(dir, batch.SummaryFile), s, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// calibrationRun has 40 dialogs of three labelled action turns (the human
+// says pass when the lowest similarity is >= 0.6, with a few errors), one
+// exact-only labelled turn, one labelled structure failure and one
+// labelled response turn per dialog.
+func calibrationRun() []batch.TurnRow {
+	r := rand.New(rand.NewPCG(9, 9))
+	var rows []batch.TurnRow
+	for d := range 40 {
+		id := fmt.Sprintf("d%02d", d)
+		for k := int64(1); k <= 3; k++ {
+			a, b := r.Float64(), 0.5+r.Float64()/2
+			human := math.Min(a, b) >= 0.6
+			if r.Float64() < 0.05 {
+				human = !human
+			}
+			rows = append(rows, actionTurn(id, k, math.Min(a, b) >= 0.5, &human, sem("crm.find.city", a), sem("crm.find.name", b), exact("crm.find.limit")))
+		}
+		rows = append(rows, actionTurn(id, 4, true, ptr(true), exact("crm.find.limit")))
+		bad := actionTurn(id, 5, false, ptr(false), sem("crm.find.city", 0.9))
+		bad.Structure, bad.FailedChecks = "fail", []string{string(metrics.ReasonActionMismatch)}
+		rows = append(rows, bad)
+		s := r.Float64()
+		rows = append(rows, batch.TurnRow{DialogID: id, TurnNo: 6, Role: "Agent", Kind: "response", Pass: s >= 0.5,
+			FieldScores: []batch.FieldScoreRow{sem("response", s)}, HumanLabel: ptr(s >= 0.55), HumanScore: ptr(s * 5), Scorer: "lexical"})
+		rows = append(rows, actionTurn(id, 7, true, nil, sem("crm.find.city", 0.7))) // unlabelled
+	}
+	return rows
+}
+
+func TestReadRunChoosesScores(t *testing.T) {
+	rows := []batch.TurnRow{
+		actionTurn("a", 1, true, ptr(true), sem("crm.find.city", 0.9), sem("crm.find.name", 0.7), exact("crm.find.limit")),
+		actionTurn("a", 2, true, ptr(true), exact("crm.find.limit")),
+		actionTurn("b", 1, false, ptr(false), sem("crm.find.city", 0.3), batch.FieldScoreRow{Field: "crm.find.n", Method: metrics.MethodTyped, Score: 0, Pass: false}),
+		actionTurn("b", 2, false, nil, sem("crm.find.city", 0.2)),
+		{DialogID: "c", TurnNo: 1, Kind: "response", Role: "Agent", Pass: true, HumanScore: ptr(4.0),
+			FieldScores: []batch.FieldScoreRow{sem("response", 0.8), sem("response.clause[0]", 0.6)}},
+	}
+	in, info, err := ReadRun(context.Background(), writeRun(t, rows), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sweep.Sample{
+		{Group: "a", SubMetric: metrics.SubTruthValues, Field: "crm.find.name", Score: 0.7, HasLabel: true, Label: true, Ref: "dialog a turn 1"},
+		{Group: "c", SubMetric: metrics.SubCompleteResponse, Score: 0.6, HasHuman: true, Human: 4, Ref: "dialog c turn 1"},
+	}
+	if !reflect.DeepEqual(in.Samples, want) {
+		t.Errorf("samples:\n got %+v\nwant %+v", in.Samples, want)
+	}
+	if len(in.Verdicts) != 3 || in.Verdicts[2] != (sweep.Verdict{Group: "b", Ref: "dialog b turn 1", Auto: false, Human: false}) {
+		t.Errorf("verdicts: %+v", in.Verdicts)
+	}
+	if info.Turns != 5 || info.Scorer != "lexical" || info.LabelledTurns != 4 ||
+		info.Excluded[ExcludedNoSemantic] != 1 || info.Excluded[ExcludedOtherCheck] != 1 {
+		t.Errorf("info: %+v", info)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLabelsFile(t *testing.T) {
+	rows := []batch.TurnRow{
+		actionTurn("a", 1, true, ptr(true), sem("crm.find.city", 0.9), sem("crm.find.name", 0.7)),
+		actionTurn("a", 2, true, nil, sem("crm.find.city", 0.4), exact("crm.find.limit")),
+	}
+	dir := writeRun(t, rows)
+	labels := writeFile(t, "labels.csv", "dialog_id,turn_no,field,label,score\n"+
+		"a,1,city,0,\n"+ // short field name; replaces the turn-level sample
+		"a,2,,fail,1.5\n"+ // turn label for an unlabelled turn
+		"a,2,crm.find.limit,1,\n") // exact field: excluded
+	in, info, err := ReadRun(context.Background(), dir, RunOptions{LabelsFile: labels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sweep.Sample{
+		{Group: "a", SubMetric: metrics.SubTruthValues, Field: "crm.find.city", Score: 0.9, HasLabel: true, Label: false, Ref: "dialog a turn 1 field crm.find.city"},
+	}
+	if !reflect.DeepEqual(in.Samples, want) {
+		t.Errorf("samples:\n got %+v\nwant %+v", in.Samples, want)
+	}
+	if info.FieldLabels != 2 || info.Excluded[ExcludedFieldExact] != 1 || len(in.Verdicts) != 2 || in.Verdicts[1].Human {
+		t.Errorf("info %+v verdicts %+v", info, in.Verdicts)
+	}
+
+	cases := []struct {
+		name, content string
+		want          error
+	}{
+		{"turn not in run", "dialog_id,turn_no,label\na,1,1\nzz,9,0\n", ErrUnknownTurn},
+		{"field not in turn", "dialog_id,turn_no,field,label\na,1,nope,1\n", ErrUnknownField},
+		{"no turn_no column", "dialog_id,label\na,1\n", ErrColumn},
+		{"no label or score column", "dialog_id,turn_no\na,1\n", ErrColumn},
+		{"bad label", "dialog_id,turn_no,label\na,1,maybe\n", ErrValue},
+		{"bad turn_no", "dialog_id,turn_no,label\na,one,1\n", ErrValue},
+		{"NaN score", "dialog_id,turn_no,score\na,1,NaN\n", ErrValue},
+		{"duplicate", "dialog_id,turn_no,label\na,1,1\na,1,0\n", ErrValue},
+		{"empty row", "dialog_id,turn_no,label,score\na,1,,\n", ErrValue},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ReadRun(context.Background(), dir, RunOptions{LabelsFile: writeFile(t, "l.csv", tc.content)})
+			var re *RowError
+			if !errors.Is(err, tc.want) || !errors.As(err, &re) {
+				t.Fatalf("err = %v, want a *RowError wrapping %v", err, tc.want)
+			}
+			t.Log(err)
+		})
+	}
+	_, info, err = ReadRun(context.Background(), dir, RunOptions{LabelsFile: writeFile(t, "l.jsonl", `{"dialog_id":"a","turn_no":1,"label":true}`+"\n"+`{"dialog_id":"zz","turn_no":9,"label":false}`+"\n"), IgnoreUnmatched: true})
+	if err != nil || info.Unmatched != 1 {
+		t.Errorf("ignore unmatched: %+v, %v", info, err)
+	}
+}
+
+// fieldLabelledTurn is a turns.parquet row with the field_labels column
+// carried through from the golden dataset (and fewer columns than TurnRow).
+type fieldLabelledTurn struct {
+	DialogID    string                `parquet:"dialog_id"`
+	TurnNo      int64                 `parquet:"turn_no"`
+	Kind        string                `parquet:"kind"`
+	Pass        bool                  `parquet:"pass"`
+	FieldScores []batch.FieldScoreRow `parquet:"field_scores,list"`
+	GoldToolID  *string               `parquet:"gold_tool_id,optional"`
+	GoldAction  *string               `parquet:"gold_action,optional"`
+	HumanLabel  *bool                 `parquet:"human_label,optional"`
+	FieldLabels *string               `parquet:"field_labels,optional"`
+}
+
+func TestFieldLabelsColumn(t *testing.T) {
+	var rows []fieldLabelledTurn
+	for i := range 1200 { // more than one read batch
+		rows = append(rows, fieldLabelledTurn{DialogID: fmt.Sprint("d", i/3), TurnNo: int64(i%3 + 1), Kind: "action", Pass: true,
+			FieldScores: []batch.FieldScoreRow{sem("crm.find.city", 0.8), sem("crm.find.name", 0.6)},
+			GoldToolID:  ptr("crm"), GoldAction: ptr("find")})
+	}
+	rows[0].FieldLabels = ptr(`{"city": true, "crm.find.name": false}`)
+	rows[1100].FieldLabels = ptr(`{"name": 0.25}`)
+	rows[1101].HumanLabel = ptr(false)
+	in, info, err := ReadRun(context.Background(), writeRun(t, rows), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Samples) != 4 || info.FieldLabels != 3 || info.Turns != 1200 {
+		t.Fatalf("samples %+v info %+v", in.Samples, info)
+	}
+	got := fmt.Sprintf("%s %v %v | %s %v %v | %s %v %v | %s %v", in.Samples[0].Field, in.Samples[0].Score, in.Samples[0].Label,
+		in.Samples[1].Field, in.Samples[1].Score, in.Samples[1].Label, in.Samples[2].Field, in.Samples[2].Human, in.Samples[2].HasLabel,
+		in.Samples[3].Ref, in.Samples[3].Score)
+	if want := "crm.find.city 0.8 true | crm.find.name 0.6 false | crm.find.name 0.25 false | dialog d367 turn 1 0.6"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	rows[5].FieldLabels = ptr(`{"city": [1]}`)
+	if _, _, err := ReadRun(context.Background(), writeRun(t, rows), RunOptions{}); !errors.Is(err, ErrValue) {
+		t.Errorf("bad field_labels JSON: %v", err)
+	}
+}
+
+func TestReadRunBadDir(t *testing.T) {
+	if _, _, err := ReadRun(context.Background(), t.TempDir(), RunOptions{}); !errors.Is(err, ErrRun) {
+		t.Errorf("empty dir: %v", err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, batch.TurnsFile), []byte("not parquet"), 0o644)
+	if _, _, err := ReadRun(context.Background(), dir, RunOptions{}); !errors.Is(err, ErrRun) {
+		t.Errorf("garbage turns.parquet: %v", err)
+	}
+	dir = t.TempDir()
+	parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), []struct {
+		X int `parquet:"x"`
+	}{{1}})
+	if _, _, err := ReadRun(context.Background(), dir, RunOptions{}); !errors.Is(err, ErrRun) {
+		t.Errorf("wrong schema: %v", err)
+	}
+}
+
+func TestEndToEndRun(t *testing.T) {
+	dir := writeRun(t, calibrationRun())
+	in, info, err := ReadRun(context.Background(), dir, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Excluded[ExcludedNoSemantic] != 40 || info.Excluded[ExcludedOtherCheck] != 40 || len(in.Verdicts) != 240 || len(in.Samples) != 160 {
+		t.Fatalf("info %+v, %d verdicts, %d samples", info, len(in.Verdicts), len(in.Samples))
+	}
+	opts := sweep.DefaultOptions()
+	opts.Bootstrap = 200
+	res, err := sweep.Calibrate(context.Background(), in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "sweep")
+	sum := &Summary{Version: 1, Mode: "run", Input: dir, Scorer: info.Scorer, Run: info, Result: res}
+	files, err := Write(context.Background(), out, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 5 {
+		t.Errorf("wrote %v", files)
+	}
+	// thresholds.json parses as the file `aem run --thresholds` reads.
+	b, err := os.ReadFile(filepath.Join(out, ThresholdsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var th metrics.Thresholds
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&th); err != nil {
+		t.Fatal(err)
+	}
+	cfg := metrics.DefaultConfig()
+	cfg.Thresholds = th
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("thresholds file rejected: %v\n%s", err, b)
+	}
+	if th.Threshold != res.Threshold.Value || th.Model != "lexical" || th.Threshold < 0.5 || th.Threshold > 0.7 {
+		t.Errorf("thresholds file: %+v (fitted %v)", th, res.Threshold.Value)
+	}
+	if _, ok := th.SubMetrics[metrics.SubTruthValues]; !ok {
+		t.Errorf("no truthfulness.values threshold: %s", b)
+	}
+	// summary.json has the promised keys, each with an interval.
+	b, _ = os.ReadFile(filepath.Join(out, SummaryFile))
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"threshold", "f1", "accuracy", "mcc", "roc_auc", "pearson", "spearman", "kendall"} {
+		e, ok := m[k].(map[string]any)
+		if !ok || e["value"] == nil || e["ci_low"] == nil || e["ci_high"] == nil {
+			t.Errorf("summary.json %s = %v", k, m[k])
+		}
+	}
+	if m["agreement"] == nil || m["folds"] == nil || m["run"] == nil {
+		t.Errorf("summary.json lacks agreement, folds or run:\n%s", b)
+	}
+	// sweep.parquet: every sweep point of every scope, one chosen per fitted scope.
+	rows, err := parquet.ReadFile[SweepRow](filepath.Join(out, SweepFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(Rows(res)); len(rows) != want || rows[res.Chosen].Scope != "global" || !rows[res.Chosen].Chosen || rows[res.Chosen].Threshold != res.Threshold.Value {
+		t.Errorf("sweep.parquet: %d rows (want %d), chosen %+v", len(rows), want, rows[res.Chosen])
+	}
+	if !reflect.DeepEqual(rows, Rows(res)) {
+		t.Error("sweep.parquet does not round-trip")
+	}
+	checkPlots(t, out)
+	// A second sweep that fits no threshold removes the stale outputs.
+	graded := &sweep.Result{Objective: "f1", Evaluation: "correlation only"}
+	if _, err := Write(context.Background(), out, &Summary{Result: graded}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{ThresholdsFile, PlotPNG, PlotSVG} {
+		if _, err := os.Stat(filepath.Join(out, f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stale %s left behind", f)
+		}
+	}
+}
+
+func checkPlots(t *testing.T, dir string) {
+	t.Helper()
+	png, err := os.ReadFile(filepath.Join(dir, PlotPNG))
+	if err != nil || len(png) < 1000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("sweep.png: %d bytes, %v", len(png), err)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, PlotSVG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("sweep.svg is not XML: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" || !bytes.Contains(svg, []byte("ROC")) {
+		t.Errorf("sweep.svg: root %q, %d bytes", root, len(svg))
+	}
+}
+
+func TestPairsFormats(t *testing.T) {
+	cases := []struct {
+		file   string
+		format Format
+		want   []Pair
+	}{
+		{"testdata/pairs.jsonl", FormatJSONL, []Pair{
+			{Row: 1, Group: "row 1", TextA: "New York City", TextB: "NYC", HasLabel: true, Label: true, HasScore: true, Score: 4.5},
+			{Row: 2, Group: "g1", TextA: "revenue", TextB: "profit", HasLabel: true},
+			{Row: 3, Group: "row 3", TextA: "the meeting is at noon", TextB: "the meeting is at 12pm", HasLabel: true, Label: true},
+			{Row: 5, Group: "row 5", TextA: "red", TextB: "blue", HasScore: true, Score: 0.5},
+		}},
+		{"testdata/pairs.csv", FormatCSV, []Pair{
+			{Row: 2, Group: "row 2", TextA: "a, b", TextB: "c", HasLabel: true, Label: true},
+			{Row: 3, Group: "row 3", TextA: "x", TextB: `y "quoted"`, HasLabel: true, HasScore: true, Score: 2.5},
+		}},
+		{"testdata/pairs.tsv", FormatTSV, []Pair{
+			{Row: 2, Group: "row 2", TextA: `hello "there`, TextB: "hi", HasLabel: true, Label: true},
+			{Row: 3, Group: "row 3", TextA: "foo", TextB: "bar", HasLabel: true},
+		}},
+		{"testdata/stsb-sample.tsv", FormatSTSB, []Pair{
+			{Row: 1, Group: "row 1", TextA: "A man with a hard hat is dancing.", TextB: "A man wearing a hard hat is dancing.", HasScore: true, Score: 5},
+			{Row: 2, Group: "row 2", TextA: "A young child is riding a horse.", TextB: "A child is riding a horse.", HasScore: true, Score: 4.75},
+			{Row: 3, Group: "row 3", TextA: `"Quoted" start, no quote processing`, TextB: `Something "else entirely`, HasScore: true, Score: 0.4},
+			{Row: 4, Group: "row 4", TextA: "The cat sat.", TextB: "A dog ran.", HasScore: true, Score: 2},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			for _, f := range []Format{FormatAuto, tc.format} {
+				got, detected, err := ReadPairs(tc.file, f)
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				if detected != tc.format {
+					t.Errorf("%s: detected %s, want %s", f, detected, tc.format)
+				}
+				if !reflect.DeepEqual(got, tc.want) {
+					t.Errorf("%s:\n got %+v\nwant %+v", f, got, tc.want)
+				}
+			}
+		})
+	}
+	// Parquet, with a label stored as int and a nullable score.
+	type row struct {
+		A     string   `parquet:"text_a"`
+		B     string   `parquet:"text_b"`
+		Label int32    `parquet:"label"`
+		Score *float64 `parquet:"score,optional"`
+	}
+	p := filepath.Join(t.TempDir(), "pairs.bin")
+	if err := parquet.WriteFile(p, []row{{"a", "b", 1, ptr(3.0)}, {"c", "d", 0, nil}}); err != nil {
+		t.Fatal(err)
+	}
+	got, detected, err := ReadPairs(p, FormatAuto)
+	want := []Pair{{Row: 1, Group: "row 1", TextA: "a", TextB: "b", HasLabel: true, Label: true, HasScore: true, Score: 3},
+		{Row: 2, Group: "row 2", TextA: "c", TextB: "d", HasLabel: true}}
+	if err != nil || detected != FormatParquet || !reflect.DeepEqual(got, want) {
+		t.Errorf("parquet: %+v, %s, %v", got, detected, err)
+	}
+}
+
+func TestPairsBadInput(t *testing.T) {
+	cases := []struct {
+		name, data string
+		format     Format
+		want       error
+	}{
+		{"no text_b", "text_a,label\nx,1\n", FormatCSV, ErrColumn},
+		{"no label or score", "text_a,text_b\nx,y\n", FormatCSV, ErrColumn},
+		{"bad label", "text_a,text_b,label\nx,y,maybe\n", FormatCSV, ErrValue},
+		{"NaN score", "text_a,text_b,score\nx,y,NaN\n", FormatCSV, ErrValue},
+		{"neither set", "text_a,text_b,label,score\nx,y,,\n", FormatCSV, ErrValue},
+		{"no rows", "text_a,text_b,label\n", FormatCSV, ErrValue},
+		{"bad CSV quote", "text_a,text_b,label\n\"x,y,1\n", FormatCSV, ErrValue},
+		{"bad JSON", "{\"text_a\": \"x\", \n", FormatJSONL, ErrValue},
+		{"JSON array line", "[1,2]\n", FormatJSONL, ErrValue},
+		{"short STS-B row", "a\tb\tc\td\t4.0\tonly one sentence\n", FormatSTSB, ErrValue},
+		{"bad STS-B score", "a\tb\tc\td\tfive\ts1\ts2\n", FormatSTSB, ErrValue},
+		{"not parquet", "PAR1 garbage", FormatParquet, ErrFormat},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParsePairs("in", []byte(tc.data), tc.format)
+			var re *RowError
+			if !errors.Is(err, tc.want) || !errors.As(err, &re) {
+				t.Fatalf("err = %v, want a *RowError wrapping %v", err, tc.want)
+			}
+			if !strings.HasPrefix(err.Error(), "in") {
+				t.Errorf("message does not name the file: %v", err)
+			}
+		})
+	}
+	if _, err := ParseFormat("xml"); !errors.Is(err, ErrFormat) {
+		t.Errorf("ParseFormat(xml): %v", err)
+	}
+}
+
+type nanScorer struct{}
+
+func (nanScorer) ID() string { return "nan" }
+func (nanScorer) Score(_ context.Context, g, _ []string) ([]float64, error) {
+	out := make([]float64, len(g))
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	return out, nil
+}
+
+func TestScorePairsWithLexical(t *testing.T) {
+	pairs, _, err := ReadPairs("testdata/pairs.jsonl", FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := ScorePairs(context.Background(), metrics.Lexical{}, pairs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Samples) != 4 {
+		t.Fatalf("%d samples", len(in.Samples))
+	}
+	for i, s := range in.Samples {
+		if want := metrics.LexicalSimilarity(pairs[i].TextA, pairs[i].TextB); s.Score != want || s.Group != pairs[i].Group {
+			t.Errorf("sample %d: %+v, want score %v", i, s, want)
+		}
+	}
+	in, _ = ScorePairs(context.Background(), nanScorer{}, pairs, 0)
+	if _, err := sweep.Calibrate(context.Background(), in, sweep.DefaultOptions()); !errors.Is(err, sweep.ErrNaNScore) || !strings.Contains(err.Error(), "row 1") {
+		t.Errorf("NaN similarity: %v", err)
+	}
+}
+
+func FuzzParsePairs(f *testing.F) {
+	for _, p := range []string{"testdata/pairs.jsonl", "testdata/pairs.csv", "testdata/pairs.tsv", "testdata/stsb-sample.tsv"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(filepath.Base(p), b)
+	}
+	f.Add("x.parquet", []byte("PAR1\x00\x00PAR1"))
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		for _, format := range []Format{FormatAuto, FormatJSONL, FormatCSV, FormatTSV, FormatSTSB, FormatParquet} {
+			pairs, err := ParsePairs(name, data, format)
+			if err != nil {
+				var re *RowError
+				if !errors.As(err, &re) {
+					t.Fatalf("%s: error is not a *RowError: %v", format, err)
+				}
+				continue
+			}
+			for _, p := range pairs {
+				if !p.HasLabel && !p.HasScore {
+					t.Fatalf("%s: pair without label or score accepted: %+v", format, p)
+				}
+				if p.HasScore && (math.IsNaN(p.Score) || math.IsInf(p.Score, 0)) {
+					t.Fatalf("%s: non-finite score accepted: %+v", format, p)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the txtar scripts under testdata/script run `aem` as a
+// command, in process, the way a user would.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"aem": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end CLI scripts in testdata/script. Each
+// script runs in its own temporary directory; $REPO is the repository root
+// so scripts can reach the bundled example.
+func TestScripts(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("REPO", repo)
+			return nil
+		},
+	})
+}

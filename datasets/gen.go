@@ -1,0 +1,428 @@
+// Package datasets holds the bundled example golden datasets (under
+// example/) and the synthetic generator behind `aem gen`.
+//
+// Generate yields seeded, deterministic synthetic dialogs with the shape of
+// real agent evaluations: 3-12 turns, response turns and chains of one to
+// four tool calls, gold values drawn from Zipf-skewed pools (so values
+// repeat, as they do in production traffic), predictions that are exact,
+// paraphrased ("NYC" for "New York City") or wrong, wrong values carried
+// into later turns of the chain (cascades), order-invariant blocks, missing
+// and unexpected turns, and optional human labels and latencies. It streams:
+// one dialog at a time, so millions of turns never sit in memory together.
+package datasets
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/aem-dev/aem/metrics"
+)
+
+// GenConfig configures Generate. Rates are probabilities in [0, 1].
+type GenConfig struct {
+	Seed     uint64
+	Dialogs  int    // number of dialogs to yield
+	IDPrefix string // dialog ids are IDPrefix + the index padded to 8 digits; "" means "gen-"
+
+	MinTurns, MaxTurns int // turns per dialog, inclusive; defaults 3 and 12
+
+	WrongRate      float64 // a predicted value (or reply) is wrong
+	ParaphraseRate float64 // a predicted value (or reply) is a paraphrase of gold
+	StructureRate  float64 // a predicted call names the wrong tool or action
+	KeyRate        float64 // a predicted call drops or adds a parameter
+	MissingRate    float64 // a gold turn has no prediction
+	UnexpectedRate float64 // an extra predicted call with no gold turn
+	OrderInvRate   float64 // a chain of independent calls is an order-invariant block
+	AnyRate        float64 // a gold value is given as {"$any": [...]} alternatives
+
+	DependsOn   bool // record depends_on for chained calls (else attribution must infer)
+	HumanLabels bool // add human_label and human_score
+	Latency     bool // add latency_ms
+}
+
+// DefaultGenConfig returns the settings `aem gen` uses: about one turn in
+// five fails, with cascades, paraphrases and order-invariant blocks.
+func DefaultGenConfig() GenConfig {
+	return GenConfig{
+		Seed: 1, Dialogs: 1000, IDPrefix: "gen-",
+		MinTurns: 3, MaxTurns: 12,
+		WrongRate: 0.08, ParaphraseRate: 0.15, StructureRate: 0.02, KeyRate: 0.03,
+		MissingRate: 0.02, UnexpectedRate: 0.02, OrderInvRate: 0.15, AnyRate: 0.05,
+		DependsOn: false, HumanLabels: true, Latency: true,
+	}
+}
+
+// Validate checks the ranges.
+func (c GenConfig) Validate() error {
+	if c.Dialogs < 0 {
+		return fmt.Errorf("dialogs must be >= 0, got %d", c.Dialogs)
+	}
+	if c.MinTurns < 2 || c.MaxTurns < c.MinTurns {
+		return fmt.Errorf("turns per dialog must satisfy 2 <= min <= max, got %d..%d", c.MinTurns, c.MaxTurns)
+	}
+	for name, r := range map[string]float64{
+		"wrong": c.WrongRate, "paraphrase": c.ParaphraseRate, "structure": c.StructureRate, "key": c.KeyRate,
+		"missing": c.MissingRate, "unexpected": c.UnexpectedRate, "order-invariant": c.OrderInvRate, "any": c.AnyRate,
+	} {
+		if math.IsNaN(r) || r < 0 || r > 1 {
+			return fmt.Errorf("%s rate must be in [0, 1], got %v", name, r)
+		}
+	}
+	if c.WrongRate+c.ParaphraseRate > 1 {
+		return errors.New("wrong rate + paraphrase rate must be <= 1")
+	}
+	return nil
+}
+
+// Generate yields cfg.Dialogs synthetic dialogs. The same config always
+// gives the same dialogs; dialog i depends only on the seed and i, so any
+// prefix of a larger run equals a smaller run. It panics on nothing: an
+// invalid config yields no dialogs (call Validate first).
+func Generate(cfg GenConfig) iter.Seq[metrics.Dialog] {
+	if cfg.IDPrefix == "" {
+		cfg.IDPrefix = "gen-"
+	}
+	return func(yield func(metrics.Dialog) bool) {
+		if cfg.Validate() != nil {
+			return
+		}
+		for i := range cfg.Dialogs {
+			// Fixed-width ids sort in generation order.
+			g := newDialogGen(cfg, i, fmt.Sprintf("%s%08d", cfg.IDPrefix, i))
+			if !yield(g.dialog()) {
+				return
+			}
+		}
+	}
+}
+
+// dialogGen builds one dialog.
+type dialogGen struct {
+	cfg   GenConfig
+	rng   *rand.Rand
+	zipf  map[string]*rand.Zipf
+	id    string
+	turns []metrics.Turn
+	// failed records, per turn index, whether the prediction is wrong, for
+	// human labels.
+	failed []bool
+	blocks int
+	target int
+}
+
+func newDialogGen(cfg GenConfig, i int, id string) *dialogGen {
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)*0x9e3779b97f4a7c15+1))
+	return &dialogGen{cfg: cfg, rng: rng, zipf: map[string]*rand.Zipf{}, id: id}
+}
+
+func (g *dialogGen) chance(p float64) bool { return p > 0 && g.rng.Float64() < p }
+
+// pick draws a value from a named pool with a Zipf skew: the first values
+// are far more common, as in real traffic.
+func (g *dialogGen) pick(pool string) string {
+	vals := pools[pool]
+	z, ok := g.zipf[pool]
+	if !ok {
+		z = rand.NewZipf(g.rng, 1.3, 2, uint64(len(vals)-1))
+		g.zipf[pool] = z
+	}
+	return vals[z.Uint64()]
+}
+
+// other draws a value of the pool different from v (a wrong value).
+func (g *dialogGen) other(pool, v string) string {
+	vals := pools[pool]
+	for range 8 {
+		if w := vals[g.rng.IntN(len(vals))]; w != v {
+			return w
+		}
+	}
+	return v + "_x"
+}
+
+// paraphrase returns another way to say v, or "" when the table has none.
+func (g *dialogGen) paraphrase(v string) string {
+	alts := paraphrases[v]
+	if len(alts) == 0 {
+		return ""
+	}
+	return alts[g.rng.IntN(len(alts))]
+}
+
+func (g *dialogGen) add(t metrics.Turn, failed bool) {
+	t.DialogID = g.id
+	t.TurnNo = len(g.turns) + 1
+	g.turns = append(g.turns, t)
+	g.failed = append(g.failed, failed)
+}
+
+func (g *dialogGen) dialog() metrics.Dialog {
+	target := g.cfg.MinTurns + g.rng.IntN(g.cfg.MaxTurns-g.cfg.MinTurns+1)
+	g.target = target
+	g.add(metrics.Turn{Role: metrics.RoleUser, HasGold: true, GoldResponse: g.userAsk()}, false)
+	for len(g.turns) < target {
+		left := target - len(g.turns)
+		if left >= 2 && g.rng.Float64() < 0.65 {
+			// A chain of calls, then usually a reply about it.
+			n := 1 + g.rng.IntN(min(4, left-1))
+			if n > 1 && g.rng.Float64() < 0.3 {
+				n = 1 + g.rng.IntN(min(4, left-1)) // favour short chains
+			}
+			topic := g.chain(n)
+			if len(g.turns) < target {
+				g.reply(topic)
+			}
+		} else {
+			g.reply(nil)
+		}
+	}
+	g.finish()
+	return metrics.Dialog{ID: g.id, Turns: g.turns}
+}
+
+func (g *dialogGen) userAsk() string {
+	return userAsks[g.rng.IntN(len(userAsks))]
+}
+
+// topic is the value a chain carries from call to call, gold and predicted.
+type topic struct {
+	pool          string
+	gold, predict string
+	wrong         bool
+}
+
+// chain adds n tool calls from one template. The template's first call
+// draws the topic; later calls consume it (a cascade when it is wrong), or,
+// for an order-invariant block, are independent calls of the same kind.
+func (g *dialogGen) chain(n int) *topic {
+	tpl := templates[g.rng.IntN(len(templates))]
+	if n >= 2 && g.chance(g.cfg.OrderInvRate) {
+		g.block(tpl, n)
+		return nil
+	}
+	tp := &topic{pool: tpl.topicPool, gold: g.pick(tpl.topicPool)}
+	tp.predict = tp.gold
+	start := len(g.turns)
+	for k := 0; k < n; k++ {
+		step := tpl.steps[k%len(tpl.steps)]
+		t, failed := g.call(step, tp, k == 0)
+		if g.cfg.DependsOn && k > 0 {
+			t.DependsOn = []int{start + k} // previous call's turn_no
+		}
+		if k == 0 && g.rng.Float64() < 0.2 {
+			t.Critical = true
+		}
+		g.add(t, failed || (tp.wrong && k > 0))
+		// Room for an extra call: the rest of the chain must still fit.
+		if len(g.turns)+(n-1-k) < g.target && g.chance(g.cfg.UnexpectedRate) {
+			extra := g.callOf(step, tp.gold)
+			g.add(metrics.Turn{Role: metrics.RoleTool, HasPredict: true, Predict: extra}, true)
+		}
+	}
+	return tp
+}
+
+// block adds n independent calls of the template's first step, tagged as
+// one order-invariant block, with predictions in a shuffled order.
+func (g *dialogGen) block(tpl template, n int) {
+	g.blocks++
+	tag := fmt.Sprintf("OrderInvariant_%d", g.blocks)
+	step := tpl.steps[0]
+	first := len(g.turns)
+	seen := map[string]bool{}
+	for range n {
+		v := g.pick(tpl.topicPool)
+		for tries := 0; seen[v] && tries < 10; tries++ {
+			v = g.other(tpl.topicPool, v)
+		}
+		seen[v] = true
+		tp := &topic{pool: tpl.topicPool, gold: v, predict: v}
+		t, failed := g.call(step, tp, true)
+		t.Tags = []string{tag}
+		g.add(t, failed)
+	}
+	// Shuffle the predicted sides within the block.
+	blk := g.turns[first:]
+	fl := g.failed[first:]
+	g.rng.Shuffle(len(blk), func(i, j int) {
+		blk[i].Predict, blk[j].Predict = blk[j].Predict, blk[i].Predict
+		blk[i].HasPredict, blk[j].HasPredict = blk[j].HasPredict, blk[i].HasPredict
+		fl[i], fl[j] = fl[j], fl[i]
+	})
+}
+
+// call builds one gold call and its prediction. When head is true the
+// prediction may get the topic wrong, which later calls then carry.
+func (g *dialogGen) call(step step, tp *topic, head bool) (metrics.Turn, bool) {
+	failed := false
+	if head {
+		switch r := g.rng.Float64(); {
+		case r < g.cfg.WrongRate:
+			tp.predict, tp.wrong, failed = g.other(tp.pool, tp.gold), true, true
+		case r < g.cfg.WrongRate+g.cfg.ParaphraseRate:
+			if p := g.paraphrase(tp.gold); p != "" {
+				tp.predict = p
+			}
+		}
+	}
+	gold := g.callOf(step, tp.gold)
+	pred := metrics.Call{ToolID: step.tool, Action: step.action, Args: map[string]any{}}
+	for _, p := range step.params {
+		gv := gold.Args[p.name]
+		var pv any
+		if p.topic {
+			pv = strings.ReplaceAll(p.format, "{}", tp.predict)
+		} else {
+			pv = g.predictValue(p, gv)
+			if pv != gv {
+				failed = failed || !isParaphrase(gv, pv)
+			}
+		}
+		pred.Args[p.name] = pv
+		if s, ok := gv.(string); ok && p.topic && g.chance(g.cfg.AnyRate) {
+			if alt := g.paraphrase(tp.gold); alt != "" {
+				gold.Args[p.name] = map[string]any{"$any": []any{s, strings.ReplaceAll(p.format, "{}", alt)}}
+			}
+		}
+	}
+	if g.chance(g.cfg.KeyRate) {
+		failed = true
+		if len(step.params) > 1 && g.rng.IntN(2) == 0 {
+			delete(pred.Args, step.params[len(step.params)-1].name)
+		} else {
+			pred.Args["note"] = "extra"
+		}
+	}
+	if g.chance(g.cfg.StructureRate) {
+		failed = true
+		if g.rng.IntN(2) == 0 {
+			pred.Action = step.wrongAction
+		} else {
+			pred.ToolID = step.tool + "_v2"
+		}
+	}
+	t := metrics.Turn{Role: metrics.RoleTool, HasGold: true, Gold: gold, HasPredict: true, Predict: pred}
+	if g.chance(g.cfg.MissingRate) {
+		t.HasPredict, t.Predict, failed = false, metrics.Call{}, true
+	}
+	return t, failed
+}
+
+// callOf builds a gold call of step with topic value v.
+func (g *dialogGen) callOf(step step, v string) metrics.Call {
+	c := metrics.Call{ToolID: step.tool, Action: step.action, Args: map[string]any{}}
+	for _, p := range step.params {
+		switch {
+		case p.topic:
+			c.Args[p.name] = strings.ReplaceAll(p.format, "{}", v)
+		case p.pool == "#int":
+			c.Args[p.name] = json.Number(strconv.Itoa(p.lo + g.rng.IntN(p.hi-p.lo+1)))
+		default:
+			c.Args[p.name] = g.pick(p.pool)
+		}
+	}
+	return c
+}
+
+// predictValue predicts a non-topic parameter: usually exact, sometimes a
+// paraphrase, sometimes wrong.
+func (g *dialogGen) predictValue(p param, gv any) any {
+	r := g.rng.Float64()
+	switch {
+	case r < g.cfg.WrongRate/2:
+		if n, ok := gv.(json.Number); ok {
+			i, _ := strconv.Atoi(string(n))
+			return json.Number(strconv.Itoa(i + 1 + g.rng.IntN(3)))
+		}
+		return g.other(p.pool, gv.(string))
+	case r < g.cfg.WrongRate/2+g.cfg.ParaphraseRate:
+		if s, ok := gv.(string); ok {
+			if alt := g.paraphrase(s); alt != "" {
+				return alt
+			}
+		}
+	}
+	return gv
+}
+
+func isParaphrase(gold, pred any) bool {
+	gs, ok1 := gold.(string)
+	ps, ok2 := pred.(string)
+	if !ok1 || !ok2 {
+		return false
+	}
+	for _, alt := range paraphrases[gs] {
+		if alt == ps {
+			return true
+		}
+	}
+	return false
+}
+
+// reply adds an Agent turn; after a chain it restates the chain's topic
+// (carrying a wrong predicted topic along).
+func (g *dialogGen) reply(tp *topic) {
+	tplIdx := g.rng.IntN(len(replies))
+	rp := replies[tplIdx]
+	v := g.pick("city")
+	pv := v
+	if tp != nil {
+		v, pv = tp.gold, tp.predict
+	}
+	gold := strings.ReplaceAll(rp.gold, "{}", v)
+	pred := strings.ReplaceAll(rp.gold, "{}", pv)
+	failed := tp != nil && tp.wrong
+	switch r := g.rng.Float64(); {
+	case r < g.cfg.WrongRate:
+		pred, failed = strings.ReplaceAll(rp.wrong, "{}", pv), true
+	case r < g.cfg.WrongRate+g.cfg.ParaphraseRate:
+		pred = strings.ReplaceAll(rp.para, "{}", pv)
+	case r < g.cfg.WrongRate+g.cfg.ParaphraseRate+0.05:
+		pred, failed = strings.ReplaceAll(rp.partial, "{}", pv), true // incomplete
+	}
+	t := metrics.Turn{Role: metrics.RoleAgent, HasGold: true, GoldResponse: gold, HasPredict: true, PredictResponse: pred}
+	if g.chance(g.cfg.MissingRate) {
+		t.HasPredict, t.PredictResponse, failed = false, "", true
+	}
+	g.add(t, failed)
+}
+
+// finish adds the per-turn extras: human labels and latencies.
+func (g *dialogGen) finish() {
+	for i := range g.turns {
+		t := &g.turns[i]
+		if g.rng.Float64() < 0.1 {
+			w := float64(1 + g.rng.IntN(3))
+			t.Weight = &w
+		}
+		if g.cfg.HumanLabels && t.Role != metrics.RoleUser {
+			ok := !g.failed[i]
+			if g.rng.Float64() < 0.05 { // annotators disagree sometimes
+				ok = !ok
+			}
+			score := 0.75 + 0.25*g.rng.Float64()
+			if !ok {
+				score = 0.4 * g.rng.Float64()
+			}
+			score = math.Round(score*1000) / 1000
+			t.HumanLabel, t.HumanScore = &ok, &score
+		}
+		if g.cfg.Latency {
+			base := 300.0
+			if t.Role == metrics.RoleTool {
+				base = 120
+			}
+			if g.failed[i] {
+				base *= 1.6 // retries and longer generations on bad turns
+			}
+			ms := math.Round(base*math.Exp(0.6*g.rng.NormFloat64())*10) / 10
+			t.LatencyMS = &ms
+		}
+	}
+}

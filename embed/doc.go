@@ -1,0 +1,97 @@
+// Package embed turns strings into sentence vectors on a local ONNX model and
+// scores string pairs by cosine similarity: the semantic scorer behind AEM's
+// truthfulness checks.
+//
+// # Using it
+//
+//	e, err := embed.Open(ctx, embed.Options{CacheDir: ".aem/cache"})
+//	...
+//	defer e.Close()
+//	s := embed.NewScorer(e) // a metrics.Scorer
+//	sims, err := s.Score(ctx, gold, predicted)
+//
+// Open resolves everything it needs the way CONTRACTS.md says: the model
+// directory from Options.ModelDir, $AEM_MODEL, then <home>/models/use-lite;
+// the ONNX Runtime library from Options.ORTLib, $AEM_ORT_LIB, then
+// <home>/lib/<os>-<arch>/libonnxruntime.so.1, where <home> is $AEM_HOME or
+// ./.aem. Anything missing is an error naming the path and the fix
+// (scripts/setup, the variable or flag to set).
+//
+// # Models
+//
+// The default model is Universal Sentence Encoder lite converted by
+// scripts/setup; its aem-model.json says its output is already pooled and
+// L2-normalised ([batch, 512]), and it is used as is. Any sentence-transformers
+// ONNX export also works (--model DIR): 1_Pooling/config.json (mean, CLS,
+// max, last token) and modules.json are read, token-level outputs
+// ([batch, seq, dim], e.g. last_hidden_state) are pooled over real tokens,
+// token_type_ids is fed when the graph has that input, and every vector is
+// L2-normalised. A model whose inputs or outputs are not those of a text
+// embedding model is refused with its actual input and output names and
+// shapes. A model is identified by the sha256 of its weights file
+// (Embedder.ModelID, "use-lite@sha256:…").
+//
+// # Backends
+//
+// "ort" (default) runs ONNX Runtime through github.com/yalue/onnxruntime_go
+// (cgo; the shared library is loaded at run time). One DynamicAdvancedSession
+// is created at Open and reused for every batch; Options.IntraOpThreads and
+// Options.GraphOptLevel set its session options. ONNX Runtime's environment
+// is process-global, so the package reference-counts it: the first open ORT
+// Embedder loads the library, the last Close unloads it, and all Embedders
+// open at the same time must use the same library.
+//
+// "go" needs neither cgo nor the shared library: it runs the same graph the
+// way hugot's Go session does (onnx-gomlx on gomlx's pure-Go simplego
+// backend). It is several times slower; vectors agree with "ort" to 1e-4.
+//
+// # Tokenization and bad input
+//
+// tokenizer.json is loaded with github.com/sugarme/tokenizer (Unigram with
+// a Metaspace pre-tokenizer for USE-lite, WordPiece or BPE for
+// sentence-transformers models). Strings are truncated to the model's token
+// cap (128 for USE-lite; Options.MaxTokens may lower it) and batches are
+// padded on the right with attention mask 0; the padding id is never
+// interpreted (id 0 is a real token for USE-lite). Bad input never fails:
+// invalid UTF-8 bytes are replaced by U+FFFD; control characters go to the
+// tokenizer as they are; a string far past the cap is cut, at a rune
+// boundary, to 64 bytes per allowed token before tokenizing (which leaves the
+// first MaxTokens tokens unchanged); a string with no tokens at all (the
+// empty string for tokenizers that add nothing to it) gets the zero vector,
+// whose cosine with any other vector is 0 and with another zero vector is 1.
+//
+// # Batching, concurrency and determinism
+//
+// Embedders and Scorers are safe for concurrent use, and the batch pipeline
+// calls Score from several workers at once. Each call dedupes its strings,
+// serves what it can from the in-run memo (an LRU of Options.MemoEntries
+// vectors) and the persistent cache, joins strings another caller already has
+// in flight, tokenizes the rest on its own goroutine, and queues them. One
+// batching goroutine per Embedder is the only caller of the model: each round
+// it takes everything queued (up to four batches' worth) from all callers,
+// sorts it by token length, and runs it in batches of Options.BatchSize. While
+// a batch runs, new requests pile up, so under load batches are full without
+// any added waiting ("batch while busy"); an idle Embedder runs a lone
+// request at once. Results go back to each caller in its input order.
+//
+// A string's vector does not depend on which other strings shared its batch
+// beyond float rounding: padding is masked, pooling sums in float64 over real
+// tokens only. Each string is embedded once per run (memo) and then reused,
+// so a run's similarities do not depend on the number of workers; the tests
+// check that vectors from different batch compositions agree to 1e-6.
+//
+// # Persistent cache
+//
+// With Options.CacheDir set, vectors are kept in a bbolt file keyed by
+// sha256(weights sha256, tokenizer sha256, token cap, pooling, text), bounded
+// by Options.CacheMaxBytes (the oldest entries are evicted). Writes are bbolt
+// transactions, so a crash mid-write leaves the cache usable; an entry that
+// fails its checksum is a miss; a file that is not a bbolt database is
+// reported (ErrCacheCorrupt) or, with Options.DiscardCorruptCache, moved aside.
+// The file is locked by one process at a time: a second process waits up to
+// Options.CacheLockTimeout, then fails with ErrCacheLocked. A second run over
+// the same dataset embeds nothing it has seen (Stats.ModelCalls stays 0).
+//
+// The package never prints. Stats reports hits, misses, model calls, strings
+// embedded and time inside the model, for progress lines and benchmarks.
+package embed

@@ -1,0 +1,553 @@
+package embed
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aem-dev/aem/models/usetok"
+)
+
+// Embedder turns strings into L2-normalised sentence vectors with one loaded
+// model. It is safe for concurrent use: Embed may be called from many
+// goroutines, and their strings are coalesced into shared model batches (see
+// the package doc). Close releases the session, the cache and the runtime.
+type Embedder struct {
+	opts      Options
+	info      ModelInfo
+	tok       *textTokenizer
+	be        backend
+	plan      ioPlan
+	dim       int
+	seqMult   int
+	cache     *diskCache // nil without Options.CacheDir
+	keyPrefix []byte
+	memo      *memo
+
+	mu       sync.Mutex // guards inflight, queue, closed
+	inflight map[string]*future
+	queue    []*job
+	closed   bool
+	wake     chan struct{}
+	quit     chan struct{}
+	done     chan struct{}
+	closeErr error
+	closeOne sync.Once
+
+	st       counters
+	discards string // cache file moved aside at Open
+}
+
+// future is one distinct string being embedded; every caller that wants the
+// string waits on the same future.
+type future struct {
+	done chan struct{}
+	vec  []float32
+	err  error
+}
+
+// job is a future with its tokens, queued for the batching goroutine.
+type job struct {
+	text string
+	key  [32]byte
+	tok  tokenized
+	fut  *future
+}
+
+type counters struct {
+	requests, memoHits, cacheHits, cacheMisses, cacheCorrupt, cacheErrors atomic.Int64
+	modelCalls, embedded, tokens, padded                                  atomic.Int64
+	modelNanos, tokenizeNanos                                             atomic.Int64
+	lastCacheErr                                                          atomic.Value // string
+}
+
+// Stats are an Embedder's counters since Open, for progress lines and
+// benchmarks. Requests = MemoHits + CacheHits + (strings that reached the
+// model or merged with one in flight).
+type Stats struct {
+	Requests        int64         // strings passed to Embed (after per-call dedupe)
+	MemoHits        int64         // served by the in-run memo
+	CacheHits       int64         // served by the persistent cache
+	CacheMisses     int64         // looked up in the persistent cache and not found
+	CacheCorrupt    int64         // persistent cache entries that failed their checksum (treated as misses)
+	CacheErrors     int64         // persistent cache reads or writes that failed (embedding went on without it)
+	CacheLastError  string        // the last such failure
+	CacheDiscarded  string        // where a corrupt cache file was moved at Open, if it was
+	ModelCalls      int64         // batches run through the model
+	StringsEmbedded int64         // strings run through the model
+	Tokens          int64         // real tokens fed to the model
+	PaddedTokens    int64         // token slots fed, padding included (batch x seq)
+	ModelTime       time.Duration // time inside the model (backend run, pooling excluded)
+	TokenizeTime    time.Duration // time tokenizing (summed over callers)
+}
+
+// Open loads the model, tokenizer, backend session and cache described by
+// opts. It runs one probe batch so that a model that cannot run fails here,
+// with the model's path, rather than in the middle of a job.
+func Open(ctx context.Context, opts Options) (*Embedder, error) {
+	return open(ctx, opts, nil)
+}
+
+// open is Open with an optional ready-made backend (tests inject fakes).
+func open(ctx context.Context, opts Options, be backend) (*Embedder, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	dir, source := opts.ModelPath()
+	info, err := loadModelInfo(dir, source)
+	if err != nil {
+		return nil, err
+	}
+	var tok *textTokenizer
+	ownCap := 0
+	if info.TokenizerKind == tokenizerUSE {
+		if info.MaxTokens == 0 {
+			info.MaxTokens = usetok.MaxTokens
+		}
+	} else {
+		rawTok, cap, err := loadTokenizer(info.TokenizerPath)
+		if err != nil {
+			return nil, err
+		}
+		ownCap = cap
+		tok = &textTokenizer{tk: rawTok}
+	}
+	if info.MaxTokens == 0 {
+		info.MaxTokens = ownCap
+	}
+	if info.MaxTokens == 0 {
+		info.MaxTokens = fallbackMaxTokens
+	}
+	if opts.MaxTokens > 0 && opts.MaxTokens < info.MaxTokens {
+		info.MaxTokens = opts.MaxTokens
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if tok != nil {
+		tok = newTextTokenizer(tok.tk, info.MaxTokens, info.AddSpecialTokens)
+	} else if tok, err = newUSETokenizer(info.TokenizerPath, info.MaxTokens); err != nil {
+		return nil, err
+	}
+
+	e := &Embedder{
+		opts:     opts,
+		info:     *info,
+		tok:      tok,
+		seqMult:  1,
+		memo:     newMemo(opts.MemoEntries),
+		inflight: make(map[string]*future),
+		wake:     make(chan struct{}, 1),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	switch {
+	case be != nil:
+		e.be = be
+	case opts.Backend == BackendGo:
+		e.be, err = openGo(&e.info)
+		e.seqMult = goSeqMultiple
+	default:
+		e.be, err = openORT(opts, &e.info)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.plan = e.be.ioPlan()
+	if e.plan.tokenLevel && e.info.Pooling == "" {
+		e.info.Pooling = PoolingMean // sentence-transformers' default
+	}
+	if !e.plan.tokenLevel {
+		e.info.Pooling = PoolingNone
+	}
+	e.info.Output = e.plan.output.Name
+	for _, in := range e.plan.inputs {
+		e.info.Inputs = append(e.info.Inputs, in.Name)
+	}
+	if err := e.probe(); err != nil {
+		_ = e.be.close()
+		return nil, err
+	}
+	e.info.Dim = e.dim
+	e.keyPrefix = cacheKeyPrefix(&e.info)
+	if opts.CacheDir != "" {
+		e.cache, e.discards, err = openCache(opts.CacheDir, opts.CacheMaxBytes, opts.CacheLockTimeout, opts.DiscardCorruptCache)
+		if err != nil {
+			_ = e.be.close()
+			return nil, err
+		}
+	}
+	go e.loop()
+	return e, nil
+}
+
+// probe runs a one-token batch to check the model runs and learn its width.
+func (e *Embedder) probe() error {
+	seq := min(e.seqMult, e.info.MaxTokens)
+	in := &batchInput{batch: 1, seq: seq, ids: make([]int64, seq), mask: make([]int64, seq), types: make([]int64, seq)}
+	in.mask[0] = 1
+	out, dims, err := e.be.run(in)
+	if err != nil {
+		return fmt.Errorf("%w: test run of %s failed: %v", ErrModelInvalid, e.info.WeightsPath, err)
+	}
+	vecs, err := vectors(out, dims, in, e.plan.tokenLevel, e.info.Pooling)
+	if err != nil {
+		return fmt.Errorf("test run of %s: %w", e.info.WeightsPath, err)
+	}
+	e.dim = len(vecs[0])
+	if e.info.Dim > 0 && e.info.Dim != e.dim {
+		return fmt.Errorf("%w: %s produces %d-d vectors but its config says %d", ErrModelUnsupported, e.info.WeightsPath, e.dim, e.info.Dim)
+	}
+	return nil
+}
+
+// ModelID identifies the model: "<name>@sha256:<sha256 of the weights file>".
+func (e *Embedder) ModelID() string { return e.info.ID() }
+
+// Info describes the loaded model (paths, hashes, token cap, width, pooling).
+func (e *Embedder) Info() ModelInfo { return e.info }
+
+// Dim is the width of the vectors.
+func (e *Embedder) Dim() int { return e.dim }
+
+// Stats returns the counters since Open. Safe to call at any time.
+func (e *Embedder) Stats() Stats {
+	s := Stats{
+		Requests:        e.st.requests.Load(),
+		MemoHits:        e.st.memoHits.Load(),
+		CacheHits:       e.st.cacheHits.Load(),
+		CacheMisses:     e.st.cacheMisses.Load(),
+		CacheCorrupt:    e.st.cacheCorrupt.Load(),
+		CacheErrors:     e.st.cacheErrors.Load(),
+		CacheDiscarded:  e.discards,
+		ModelCalls:      e.st.modelCalls.Load(),
+		StringsEmbedded: e.st.embedded.Load(),
+		Tokens:          e.st.tokens.Load(),
+		PaddedTokens:    e.st.padded.Load(),
+		ModelTime:       time.Duration(e.st.modelNanos.Load()),
+		TokenizeTime:    time.Duration(e.st.tokenizeNanos.Load()),
+	}
+	if v, ok := e.st.lastCacheErr.Load().(string); ok {
+		s.CacheLastError = v
+	}
+	return s
+}
+
+// Embed returns one L2-normalised vector per text, in input order. Each
+// distinct string reaches the model at most once per run (the memo), and not
+// at all when the persistent cache has it. Bad input never fails: invalid
+// UTF-8 becomes U+FFFD, strings are truncated to the model's token cap, and
+// a string with no tokens at all gets the zero vector. The returned slices
+// are the caller's.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	shared, err := e.embedShared(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(shared))
+	backing := make([]float32, len(shared)*e.dim)
+	for i, v := range shared {
+		out[i] = backing[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
+		copy(out[i], v)
+	}
+	return out, nil
+}
+
+// embedShared is Embed without the copy: the vectors are shared with the memo
+// and must not be modified.
+func (e *Embedder) embedShared(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Distinct sanitized strings, first-seen order.
+	san := make([]string, len(texts))
+	index := make(map[string]int, len(texts))
+	var uniq []string
+	for i, t := range texts {
+		s := sanitize(t, e.info.MaxTokens)
+		san[i] = s
+		if _, ok := index[s]; !ok {
+			index[s] = len(uniq)
+			uniq = append(uniq, s)
+		}
+	}
+	e.st.requests.Add(int64(len(uniq)))
+	vecs := make([][]float32, len(uniq))
+	var missIdx []int
+	for i, s := range uniq {
+		if v, ok := e.memo.get(s); ok {
+			vecs[i] = v
+			e.st.memoHits.Add(1)
+			continue
+		}
+		missIdx = append(missIdx, i)
+	}
+
+	// Join strings already in flight; own the rest.
+	waits := make(map[int]*future)
+	var own []int
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, ErrClosed
+	}
+	for _, i := range missIdx {
+		s := uniq[i]
+		if f, ok := e.inflight[s]; ok {
+			waits[i] = f
+			continue
+		}
+		if v, ok := e.memo.get(s); ok { // finished since the first look
+			vecs[i] = v
+			e.st.memoHits.Add(1)
+			continue
+		}
+		f := &future{done: make(chan struct{})}
+		e.inflight[s] = f
+		waits[i] = f
+		own = append(own, i)
+	}
+	e.mu.Unlock()
+
+	if len(own) > 0 {
+		if err := e.submit(uniq, own, waits); err != nil {
+			return nil, err
+		}
+	}
+	for i, f := range waits {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-e.quit:
+			return nil, ErrClosed
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
+		vecs[i] = f.vec
+	}
+	out := make([][]float32, len(texts))
+	for i, s := range san {
+		out[i] = vecs[index[s]]
+	}
+	return out, nil
+}
+
+// submit resolves owned strings from the persistent cache, tokenizes the
+// rest and queues them for the batching goroutine. Every owned future is
+// resolved (now or by the batcher), whatever happens.
+func (e *Embedder) submit(uniq []string, own []int, waits map[int]*future) error {
+	keys := make([][32]byte, len(own))
+	for j, i := range own {
+		keys[j] = cacheKey(e.keyPrefix, uniq[i])
+	}
+	var cached [][]float32
+	if e.cache != nil {
+		var corrupt int
+		var err error
+		cached, corrupt, err = e.cache.get(keys)
+		e.st.cacheCorrupt.Add(int64(corrupt))
+		if err != nil {
+			e.noteCacheErr(err)
+			cached = nil
+		}
+	}
+	var jobs []*job
+	var done []*job // resolved without the model
+	start := time.Now()
+	for j, i := range own {
+		jb := &job{text: uniq[i], key: keys[j], fut: waits[i]}
+		if cached != nil && cached[j] != nil && len(cached[j]) == e.dim {
+			e.st.cacheHits.Add(1)
+			jb.fut.vec = cached[j]
+			done = append(done, jb)
+			continue
+		}
+		if e.cache != nil {
+			e.st.cacheMisses.Add(1)
+		}
+		tk, err := e.tok.encode(jb.text)
+		if err != nil {
+			jb.fut.err = err
+			done = append(done, jb)
+			continue
+		}
+		jb.tok = tk
+		jobs = append(jobs, jb)
+	}
+	e.st.tokenizeNanos.Add(int64(time.Since(start)))
+	e.mu.Lock()
+	e.resolveLocked(done)
+	if e.closed {
+		for _, jb := range jobs {
+			jb.fut.err = ErrClosed
+		}
+		e.resolveLocked(jobs)
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	e.queue = append(e.queue, jobs...)
+	e.mu.Unlock()
+	if len(jobs) > 0 {
+		select {
+		case e.wake <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// resolveLocked publishes finished jobs: memo first, then the future, then
+// out of the in-flight map. Callers hold e.mu.
+func (e *Embedder) resolveLocked(jobs []*job) {
+	for _, jb := range jobs {
+		if jb.fut.err == nil {
+			e.memo.add(jb.text, jb.fut.vec)
+		}
+		if e.inflight[jb.text] == jb.fut {
+			delete(e.inflight, jb.text)
+		}
+		close(jb.fut.done)
+	}
+}
+
+func (e *Embedder) noteCacheErr(err error) {
+	e.st.cacheErrors.Add(1)
+	e.st.lastCacheErr.Store(err.Error())
+}
+
+// loop is the batching goroutine: the only caller of the backend. Each round
+// takes what callers have queued (up to a window of 4 batches), sorts it by
+// token length to cut padding, and runs it in batches of BatchSize.
+func (e *Embedder) loop() {
+	defer close(e.done)
+	window := 4 * e.opts.BatchSize
+	for {
+		select {
+		case <-e.quit:
+			return
+		case <-e.wake:
+		}
+		for {
+			e.mu.Lock()
+			n := min(len(e.queue), window)
+			jobs := slices.Clone(e.queue[:n])
+			e.queue = e.queue[n:]
+			if len(e.queue) == 0 {
+				e.queue = nil
+			}
+			e.mu.Unlock()
+			if n == 0 {
+				break
+			}
+			e.runJobs(jobs)
+			select {
+			case <-e.quit:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// runJobs embeds jobs with the model and resolves their futures.
+func (e *Embedder) runJobs(jobs []*job) {
+	slices.SortStableFunc(jobs, func(a, b *job) int {
+		return cmp.Or(cmp.Compare(len(a.tok.ids), len(b.tok.ids)), cmp.Compare(a.text, b.text))
+	})
+	var keys [][32]byte
+	var vecs [][]float32
+	for lo := 0; lo < len(jobs); lo += e.opts.BatchSize {
+		chunk := jobs[lo:min(lo+e.opts.BatchSize, len(jobs))]
+		out, err := e.runBatch(chunk)
+		for i, jb := range chunk {
+			if err != nil {
+				jb.fut.err = err
+				continue
+			}
+			jb.fut.vec = out[i]
+			keys = append(keys, jb.key)
+			vecs = append(vecs, out[i])
+		}
+		e.mu.Lock()
+		e.resolveLocked(chunk)
+		e.mu.Unlock()
+	}
+	if e.cache != nil && len(keys) > 0 {
+		if err := e.cache.put(keys, vecs); err != nil {
+			e.noteCacheErr(err)
+		}
+	}
+}
+
+// runBatch pads a chunk into one batch and runs the model.
+func (e *Embedder) runBatch(chunk []*job) ([][]float32, error) {
+	seq := 0
+	real := 0
+	for _, jb := range chunk {
+		seq = max(seq, len(jb.tok.ids))
+		real += len(jb.tok.ids)
+	}
+	seq = max(seq, 1) // a string with no tokens is one padding slot (mask 0)
+	if e.seqMult > 1 {
+		seq = min((seq+e.seqMult-1)/e.seqMult*e.seqMult, max(seq, e.info.MaxTokens))
+	}
+	b := len(chunk)
+	in := &batchInput{batch: b, seq: seq, ids: make([]int64, b*seq), mask: make([]int64, b*seq), types: make([]int64, b*seq)}
+	for r, jb := range chunk {
+		copy(in.ids[r*seq:], jb.tok.ids)
+		copy(in.types[r*seq:], jb.tok.types)
+		for c := range jb.tok.ids {
+			in.mask[r*seq+c] = 1
+		}
+	}
+	start := time.Now()
+	out, dims, err := e.be.run(in)
+	e.st.modelNanos.Add(int64(time.Since(start)))
+	e.st.modelCalls.Add(1)
+	if err != nil {
+		return nil, err
+	}
+	e.st.embedded.Add(int64(b))
+	e.st.tokens.Add(int64(real))
+	e.st.padded.Add(int64(b * seq))
+	return vectors(out, dims, in, e.plan.tokenLevel, e.info.Pooling)
+}
+
+// Close stops the batching goroutine (callers still waiting get ErrClosed),
+// then releases the session, the runtime reference and the cache. It is
+// safe to call more than once.
+func (e *Embedder) Close() error {
+	e.closeOne.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		close(e.quit)
+		e.mu.Unlock()
+		<-e.done
+		e.mu.Lock()
+		for _, jb := range e.queue {
+			jb.fut.err = ErrClosed
+		}
+		e.resolveLocked(e.queue)
+		e.queue = nil
+		e.mu.Unlock()
+		var errs []error
+		if err := e.be.close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing the %s backend: %w", e.opts.Backend, err))
+		}
+		if e.cache != nil {
+			if err := e.cache.close(); err != nil {
+				errs = append(errs, fmt.Errorf("closing the embedding cache %s: %w", e.cache.path, err))
+			}
+		}
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}

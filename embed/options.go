@@ -1,0 +1,208 @@
+package embed
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+// Backends accepted by Options.Backend.
+const (
+	BackendORT = "ort" // ONNX Runtime through cgo and its shared library (default)
+	BackendGo  = "go"  // pure Go (onnx-gomlx on gomlx's simplego backend, as hugot's Go session); no cgo, no shared library
+)
+
+// Graph optimisation levels accepted by Options.GraphOptLevel (ORT backend).
+const (
+	GraphOptDisable  = "disable"
+	GraphOptBasic    = "basic"
+	GraphOptExtended = "extended"
+	GraphOptAll      = "all"
+)
+
+// Defaults applied by Options.withDefaults when a field is zero.
+const (
+	DefaultBackend          = BackendORT
+	DefaultBatchSize        = 64
+	DefaultCacheMaxBytes    = 2 << 30 // 2 GiB of cached vectors (about a million 512-d vectors)
+	DefaultCacheLockTimeout = 5 * time.Second
+	DefaultMemoEntries      = 100_000 // about 200 MiB of 512-d vectors
+	DefaultModelName        = "use-lite"
+	// CacheFileName is the persistent cache's file inside Options.CacheDir.
+	CacheFileName = "embeddings.bbolt"
+)
+
+// Environment variables read when the corresponding option is empty.
+const (
+	EnvHome   = "AEM_HOME"    // project-local install root (default ./.aem)
+	EnvORTLib = "AEM_ORT_LIB" // path of libonnxruntime.so.1
+	EnvModel  = "AEM_MODEL"   // model directory
+)
+
+// Options configures Open. The zero value is usable: the default model from
+// the project-local install root on the ORT backend, no persistent cache.
+type Options struct {
+	// ModelDir is the model directory: the default USE-lite install (with
+	// aem-model.json) or any sentence-transformers ONNX export (model.onnx or
+	// onnx/model.onnx, tokenizer.json, optional 1_Pooling/config.json and
+	// modules.json). Empty: $AEM_MODEL, then <home>/models/use-lite.
+	ModelDir string
+	// Backend is "ort" (default) or "go".
+	Backend string
+	// ORTLib is the path of libonnxruntime.so.1 (ORT backend). Empty:
+	// $AEM_ORT_LIB, then <home>/lib/<os>-<arch>/libonnxruntime.so.1.
+	ORTLib string
+	// Home is the install root. Empty: $AEM_HOME, then ./.aem.
+	Home string
+
+	// IntraOpThreads is ORT's intra-op thread count; 0 lets ORT choose (one
+	// per physical core). The go backend ignores it.
+	IntraOpThreads int
+	// GraphOptLevel is ORT's graph optimisation level: "disable", "basic",
+	// "extended" or "all" (default).
+	GraphOptLevel string
+
+	// BatchSize is the most strings sent to the model in one call (default 64).
+	BatchSize int
+	// MaxTokens caps the tokens per string (0: the model's own cap from
+	// aem-model.json, sentence_bert_config.json, tokenizer.json or
+	// config.json, else 512). A larger value than the model's cap is lowered to it.
+	MaxTokens int
+
+	// CacheDir holds the persistent embedding cache (CacheFileName); empty
+	// disables it.
+	CacheDir string
+	// CacheMaxBytes bounds the cached data (keys plus vectors); the oldest
+	// entries are evicted past it. 0 means DefaultCacheMaxBytes.
+	CacheMaxBytes int64
+	// CacheLockTimeout is how long Open waits for another process holding the
+	// cache file (default 5s) before failing with ErrCacheLocked.
+	CacheLockTimeout time.Duration
+	// DiscardCorruptCache moves a corrupt cache file aside (to
+	// <file>.corrupt-<unix time>) and starts an empty one instead of failing
+	// with ErrCacheCorrupt. Stats.CacheDiscarded names the moved file.
+	DiscardCorruptCache bool
+
+	// MemoEntries bounds the in-run, in-memory memo of vectors (an LRU) that
+	// makes identical strings reach the model once per run. 0 means
+	// DefaultMemoEntries; negative disables it (in-flight duplicates are still
+	// merged).
+	MemoEntries int
+
+	// Getenv reads environment variables; nil means os.Getenv. Tests set it.
+	Getenv func(string) string
+}
+
+func (o Options) getenv(k string) string {
+	if o.Getenv != nil {
+		return o.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+// withDefaults fills zero fields with their defaults.
+func (o Options) withDefaults() Options {
+	if o.Backend == "" {
+		o.Backend = DefaultBackend
+	}
+	if o.GraphOptLevel == "" {
+		o.GraphOptLevel = GraphOptAll
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.CacheMaxBytes == 0 {
+		o.CacheMaxBytes = DefaultCacheMaxBytes
+	}
+	if o.CacheLockTimeout == 0 {
+		o.CacheLockTimeout = DefaultCacheLockTimeout
+	}
+	if o.MemoEntries == 0 {
+		o.MemoEntries = DefaultMemoEntries
+	}
+	return o
+}
+
+// Validate reports the first bad setting, wrapping ErrInvalidOptions. Zero
+// values are valid (they mean the defaults).
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
+	}
+	switch o.Backend {
+	case BackendORT, BackendGo:
+	default:
+		return bad("backend %q: use %q or %q", o.Backend, BackendORT, BackendGo)
+	}
+	switch o.GraphOptLevel {
+	case GraphOptDisable, GraphOptBasic, GraphOptExtended, GraphOptAll:
+	default:
+		return bad("graph optimisation level %q: use disable, basic, extended or all", o.GraphOptLevel)
+	}
+	if o.IntraOpThreads < 0 {
+		return bad("intra-op threads %d: use 0 (ORT's choice) or a positive count", o.IntraOpThreads)
+	}
+	if o.BatchSize < 1 || o.BatchSize > 4096 {
+		return bad("batch size %d: use 1..4096", o.BatchSize)
+	}
+	if o.MaxTokens < 0 {
+		return bad("max tokens %d: use 0 (the model's cap) or a positive count", o.MaxTokens)
+	}
+	if o.CacheMaxBytes < 0 {
+		return bad("cache max bytes %d: must not be negative", o.CacheMaxBytes)
+	}
+	if o.CacheLockTimeout < 0 {
+		return bad("cache lock timeout %v: must not be negative", o.CacheLockTimeout)
+	}
+	return nil
+}
+
+// HomeDir returns the install root: o.Home, then $AEM_HOME, then ./.aem.
+func (o Options) HomeDir() string {
+	if o.Home != "" {
+		return o.Home
+	}
+	if h := o.getenv(EnvHome); h != "" {
+		return h
+	}
+	return ".aem"
+}
+
+// PlatformDir is the <os>-<arch> folder name under <home>/lib for this
+// machine, e.g. "linux-x64" or "linux-arm64" (npm's naming).
+func PlatformDir() string {
+	arch := runtime.GOARCH
+	switch arch {
+	case "amd64":
+		arch = "x64"
+	}
+	return runtime.GOOS + "-" + arch
+}
+
+// ORTLibPath resolves the ONNX Runtime library: o.ORTLib, then $AEM_ORT_LIB,
+// then <home>/lib/<os>-<arch>/libonnxruntime.so.1. It also says where the
+// path came from ("--ort-lib", "AEM_ORT_LIB" or "default"), for error messages.
+func (o Options) ORTLibPath() (path, source string) {
+	if o.ORTLib != "" {
+		return o.ORTLib, "--ort-lib"
+	}
+	if p := o.getenv(EnvORTLib); p != "" {
+		return p, EnvORTLib
+	}
+	return filepath.Join(o.HomeDir(), "lib", PlatformDir(), "libonnxruntime.so.1"), "default"
+}
+
+// ModelPath resolves the model directory: o.ModelDir, then $AEM_MODEL, then
+// <home>/models/use-lite; it also says where the path came from.
+func (o Options) ModelPath() (dir, source string) {
+	if o.ModelDir != "" {
+		return o.ModelDir, "--model"
+	}
+	if p := o.getenv(EnvModel); p != "" {
+		return p, EnvModel
+	}
+	return filepath.Join(o.HomeDir(), "models", DefaultModelName), "default"
+}

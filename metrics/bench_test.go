@@ -1,0 +1,41 @@
+package metrics
+
+import (
+	"fmt"
+	"testing"
+)
+
+func BenchmarkEvaluateExample(b *testing.B) {
+	ds := loadJSONL(b, "../datasets/example/golden.jsonl")
+	cfg := DefaultConfig()
+	for b.Loop() {
+		if _, err := Evaluate(b.Context(), Lexical{}, cfg, ds); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLexicalSimilarity(b *testing.B) {
+	for b.Loop() {
+		LexicalSimilarity("EMEA Q3 revenue by product line", "EMEA Q3 profit by product line")
+	}
+}
+
+// BenchmarkOrderInvariantBlock judges a reversed 50-turn block (Hungarian
+// on a 50×50 matrix, 2,500 candidate pairings).
+func BenchmarkOrderInvariantBlock(b *testing.B) {
+	var turns []string
+	for i := 1; i <= 50; i++ {
+		turns = append(turns, toolTurn(i, "OrderInvariant_big", fmt.Sprintf(`"city-%d"`, i), fmt.Sprintf(`"city-%d"`, 51-i)))
+	}
+	d := blockDialog(b, turns...)
+	sims := Similarities{}
+	for _, p := range Requests(d, DefaultConfig()) {
+		sims[p] = LexicalSimilarity(p.Gold, p.Predicted)
+	}
+	for b.Loop() {
+		if _, err := Judge(d, DefaultConfig(), sims, "lexical"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Comparison methods recorded in FieldScore.Method.
+const (
+	MethodExact    = "exact"    // byte-equal strings or equal scalars: no scorer call
+	MethodTyped    = "typed"    // numbers with tolerance, booleans, null, type mismatches
+	MethodAny      = "any"      // compared against $any alternatives
+	MethodSemantic = "semantic" // similarity score against a threshold
+	MethodMissing  = "missing"  // gold value absent from the prediction
+	MethodExtra    = "extra"    // predicted value with no gold counterpart (extra key or array element)
+)
+
+// simFunc returns the similarity of a (gold, predicted) string pair.
+type simFunc func(gold, pred string) (float64, error)
+
+// valueDiff is a failing value, kept for cascade evidence.
+type valueDiff struct {
+	gold []string // gold text; every alternative for $any
+	pred string
+}
+
+// comparer walks gold and predicted values, recording a FieldScore per leaf.
+type comparer struct {
+	tol    float64
+	th     Thresholds
+	sim    simFunc
+	scores []FieldScore
+	diffs  []valueDiff
+}
+
+func (c *comparer) scratch() *comparer {
+	return &comparer{tol: c.tol, th: c.th, sim: c.sim}
+}
+
+// allPass reports whether every recorded comparison passed.
+func (c *comparer) allPass() bool {
+	for _, s := range c.scores {
+		if !s.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// meanScore is the mean recorded score, clamped to [0,1]; 1 when none.
+func (c *comparer) meanScore() float64 {
+	if len(c.scores) == 0 {
+		return 1
+	}
+	sum := 0.0
+	for _, s := range c.scores {
+		sum += clamp01(s.Score)
+	}
+	return sum / float64(len(c.scores))
+}
+
+// threshold returns the semantic threshold for a value at path whose
+// top-level parameter is param ("tool.action.param"): a field entry for the
+// exact nested path wins, then the parameter's, sub-metric and global ones.
+func (c *comparer) threshold(path, param string) float64 {
+	if v, ok := c.th.Fields[path]; ok {
+		return v
+	}
+	return c.th.For(SubTruthValues, param)
+}
+
+func (c *comparer) record(path, method string, score, threshold float64, pass bool, gold, pred any) {
+	c.scores = append(c.scores, FieldScore{Field: path, Method: method, Score: score, Threshold: threshold, Pass: pass})
+	if !pass {
+		c.diffs = append(c.diffs, valueDiff{gold: []string{valueText(gold)}, pred: valueText(pred)})
+	}
+}
+
+// value compares gold with pred through the chain: exact, typed, $any,
+// semantic (strings only, when semantic is true).
+func (c *comparer) value(path, param string, gold, pred any, semantic bool) error {
+	if sp, ok := specOf(gold); ok {
+		return c.anyOf(path, param, sp.alts, pred, semantic)
+	}
+	switch g := gold.(type) {
+	case map[string]any:
+		if p, ok := pred.(map[string]any); ok {
+			return c.object(path, param, g, p, semantic)
+		}
+	case []any:
+		if p, ok := pred.([]any); ok {
+			return c.array(path, param, g, p, semantic)
+		}
+	case string:
+		if p, ok := pred.(string); ok {
+			return c.text(path, param, g, p, semantic)
+		}
+	}
+	c.scalar(path, gold, pred)
+	return nil
+}
+
+func (c *comparer) text(path, param, gold, pred string, semantic bool) error {
+	if gold == pred {
+		c.record(path, MethodExact, 1, 0, true, gold, pred)
+		return nil
+	}
+	if !semantic {
+		c.record(path, MethodTyped, 0, 0, false, gold, pred)
+		return nil
+	}
+	th := c.threshold(path, param)
+	s, err := c.sim(gold, pred)
+	if err != nil {
+		return fmt.Errorf("field %s: %w", path, err)
+	}
+	c.record(path, MethodSemantic, s, th, s >= th, gold, pred)
+	return nil
+}
+
+// scalar compares everything that is neither string-vs-string nor two
+// containers: equal scalars are exact, the rest goes through typedEqual.
+func (c *comparer) scalar(path string, gold, pred any) {
+	if exactScalar(gold, pred) {
+		c.record(path, MethodExact, 1, 0, true, gold, pred)
+		return
+	}
+	ok := typedEqual(gold, pred, c.tol)
+	c.record(path, MethodTyped, b2f(ok), 0, ok, gold, pred)
+}
+
+func (c *comparer) object(path, param string, g, p map[string]any, semantic bool) error {
+	if len(g) == 0 && len(p) == 0 {
+		c.record(path, MethodExact, 1, 0, true, g, p)
+		return nil
+	}
+	for _, k := range sortedKeys(g) {
+		pv, present := p[k]
+		if !present {
+			if sp, ok := specOf(g[k]); !ok || !sp.optional {
+				c.record(path+"."+k, MethodMissing, 0, 0, false, g[k], "")
+			}
+			continue
+		}
+		if err := c.value(path+"."+k, param, g[k], pv, semantic); err != nil {
+			return err
+		}
+	}
+	for _, k := range sortedKeys(p) {
+		if _, inGold := g[k]; !inGold {
+			c.record(path+"."+k, MethodExtra, 0, 0, false, nil, p[k])
+		}
+	}
+	return nil
+}
+
+func (c *comparer) array(path, param string, g, p []any, semantic bool) error {
+	if len(g) == 0 && len(p) == 0 {
+		c.record(path, MethodExact, 1, 0, true, g, p)
+		return nil
+	}
+	for i := range max(len(g), len(p)) {
+		at := path + "[" + strconv.Itoa(i) + "]"
+		switch {
+		case i >= len(p):
+			c.record(at, MethodMissing, 0, 0, false, g[i], "")
+		case i >= len(g):
+			c.record(at, MethodExtra, 0, 0, false, nil, p[i])
+		default:
+			if err := c.value(at, param, g[i], p[i], semantic); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// anyOf passes when any alternative matches. Exact and typed matches are
+// tried first for every alternative, so a literal match never calls the
+// scorer; otherwise every alternative is compared with the full chain and
+// the best (passing first, then highest score) is recorded.
+func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool) error {
+	for _, a := range alts {
+		sub := c.scratch()
+		if err := sub.value(path, param, a, pred, false); err != nil {
+			return err
+		}
+		if sub.allPass() {
+			c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Score: 1, Pass: true})
+			return nil
+		}
+	}
+	best, bestPass, th := math.Inf(-1), false, 0.0
+	if semantic {
+		for _, a := range alts {
+			sub := c.scratch()
+			if err := sub.value(path, param, a, pred, true); err != nil {
+				return err
+			}
+			pass, score := sub.allPass(), sub.meanScore()
+			if (pass && !bestPass) || (pass == bestPass && score > best) {
+				best, bestPass = score, pass
+			}
+		}
+		if _, isText := pred.(string); isText {
+			th = c.threshold(path, param)
+		}
+	}
+	best = max(best, 0)
+	c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Score: best, Threshold: th, Pass: bestPass})
+	if !bestPass {
+		gold := make([]string, len(alts))
+		for i, a := range alts {
+			gold[i] = valueText(a)
+		}
+		c.diffs = append(c.diffs, valueDiff{gold: gold, pred: valueText(pred)})
+	}
+	return nil
+}
+
+// exactScalar reports byte-for-byte equality of two JSON scalars.
+func exactScalar(gold, pred any) bool {
+	switch g := gold.(type) {
+	case nil:
+		return pred == nil
+	case bool, string:
+		return gold == pred
+	case json.Number:
+		p, ok := pred.(json.Number)
+		return ok && g == p
+	}
+	return false
+}
+
+// typedEqual compares two values of possibly different JSON types.
+// Numbers compare numerically within tolerance; a string on one side and a
+// number on the other compare numerically when the string parses as a
+// number ("5" vs 5 passes); a string compares with a boolean when it is
+// "true" or "false" (any case). Everything else that is not exactly equal
+// fails (including containers against scalars).
+func typedEqual(gold, pred any, tol float64) bool {
+	gn, gIsNum := numberOf(gold)
+	pn, pIsNum := numberOf(pred)
+	if gIsNum || pIsNum {
+		if !gIsNum {
+			gn, gIsNum = parseNumber(gold)
+		}
+		if !pIsNum {
+			pn, pIsNum = parseNumber(pred)
+		}
+		return gIsNum && pIsNum && numbersClose(gn, pn, tol)
+	}
+	gb, gIsBool := gold.(bool)
+	pb, pIsBool := pred.(bool)
+	if gIsBool || pIsBool {
+		if !gIsBool {
+			gb, gIsBool = parseBool(gold)
+		}
+		if !pIsBool {
+			pb, pIsBool = parseBool(pred)
+		}
+		return gIsBool && pIsBool && gb == pb
+	}
+	return exactScalar(gold, pred)
+}
+
+// numbersClose applies |a-b| <= tol*max(1,|a|,|b|).
+func numbersClose(a, b, tol float64) bool {
+	if a == b {
+		return true
+	}
+	if math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return false
+	}
+	return math.Abs(a-b) <= tol*max(1, math.Abs(a), math.Abs(b))
+}
+
+// numberOf converts JSON or Go numbers to float64.
+func numberOf(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(n), 64)
+		return f, err == nil || math.IsInf(f, 0)
+	case float64, float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return reflect.ValueOf(n).Convert(reflect.TypeFor[float64]()).Float(), true
+	}
+	return 0, false
+}
+
+// parseNumber parses a string holding a finite decimal number.
+func parseNumber(v any) (float64, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return f, err == nil && finite(f)
+}
+
+func parseBool(v any) (bool, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return false, false
+	}
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// valueText renders a value for evidence and messages: strings raw, the rest as JSON.
+func valueText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return string(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func clamp01(f float64) float64 {
+	if math.IsNaN(f) {
+		return 0
+	}
+	return min(1, max(0, f))
+}

@@ -1,0 +1,169 @@
+package metrics
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// passEpsilon absorbs float rounding when comparing a score with PassScore.
+const passEpsilon = 1e-9
+
+// compose turns verdicts into the dialog result.
+func compose(d Dialog, cfg Config, js []judged) DialogResult {
+	res := DialogResult{DialogID: d.ID, TurnCount: len(js), Turns: make([]Verdict, len(js))}
+	failed := 0
+	for i, j := range js {
+		res.Turns[i] = j.v
+		if j.v.Pass {
+			res.PassedCount++
+			continue
+		}
+		if failed++; failed == 1 {
+			res.FirstFailureTurn = j.v.TurnNo
+		}
+		if j.v.RootCause {
+			if res.RootCauseCount == 0 {
+				res.RootCause = j.v.OwnReason
+			}
+			res.RootCauseCount++
+		} else {
+			res.CascadingCount++
+		}
+	}
+	res.StructureRate = rate(js, func(v Verdict) Outcome { return v.Structure })
+	res.CompletenessRate = rate(js, func(v Verdict) Outcome { return v.Completeness })
+	res.TruthfulnessRate = rate(js, func(v Verdict) Outcome { return v.Truthfulness })
+	if len(js) > 0 {
+		res.SuccessRate = float64(res.PassedCount) / float64(len(js))
+	}
+	res.Score = score(cfg.Composition, js, res.SuccessRate)
+	res.TestPass = len(js) > 0 && res.Score+passEpsilon >= cfg.Composition.PassScore && minRatesMet(cfg.Composition, res)
+	res.Label = "fail"
+	if res.TestPass {
+		res.Label = "pass"
+	}
+	res.Reason = reason(js, res)
+	return res
+}
+
+// rate is the share of verdicts passing a sub-metric among those where it
+// applies; 1 when it applies to none.
+func rate(js []judged, get func(Verdict) Outcome) float64 {
+	pass, applies := 0, 0
+	for _, j := range js {
+		switch get(j.v) {
+		case OutcomePass:
+			pass++
+			applies++
+		case OutcomeFail:
+			applies++
+		}
+	}
+	if applies == 0 {
+		return 1
+	}
+	return float64(pass) / float64(applies)
+}
+
+// score applies the composition rule. Weighted: sum of weights of passing
+// turns over the sum of all weights (nil weight = 1; all-zero weights give
+// the unweighted rate). Gating: the unweighted rate, capped at GateCap
+// when a critical turn fails.
+func score(c Composition, js []judged, successRate float64) float64 {
+	switch c.Rule {
+	case RuleWeighted:
+		var passed, total float64
+		for _, j := range js {
+			w := 1.0
+			if j.row.Weight != nil {
+				w = *j.row.Weight
+			}
+			total += w
+			if j.v.Pass {
+				passed += w
+			}
+		}
+		if total == 0 {
+			return successRate
+		}
+		return passed / total
+	case RuleGating:
+		for _, j := range js {
+			if j.row.Critical && !j.v.Pass {
+				return min(successRate, c.GateCap)
+			}
+		}
+	}
+	return successRate
+}
+
+func minRatesMet(c Composition, r DialogResult) bool {
+	got := map[string]float64{SubStructure: r.StructureRate, SubCompleteness: r.CompletenessRate, SubTruthfulness: r.TruthfulnessRate}
+	for k, want := range c.MinRates {
+		if got[k]+passEpsilon < want {
+			return false
+		}
+	}
+	return true
+}
+
+// reason writes the human-readable summary naming the failing turns, e.g.
+// "4 of 5 turns failed: turn 2 inconsistent_parameter_values (root cause);
+// turns 3-5 prior_action_failed from turn 2".
+func reason(js []judged, r DialogResult) string {
+	switch {
+	case r.TurnCount == 0:
+		return "no scored turns: the dialog has no Agent or Tool turns"
+	case r.PassedCount == r.TurnCount:
+		return fmt.Sprintf("all %d turns passed", r.TurnCount)
+	}
+	cascades := map[int][]int{}
+	for _, j := range js {
+		if !j.v.Pass && !j.v.RootCause {
+			cascades[j.v.CascadeFrom] = append(cascades[j.v.CascadeFrom], j.v.TurnNo)
+		}
+	}
+	var parts []string
+	done := map[int]bool{}
+	for _, j := range js {
+		if j.v.Pass || !j.v.RootCause {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("turn %d %s (root cause)", j.v.TurnNo, j.v.OwnReason))
+		if t := j.v.TurnNo; !done[t] && len(cascades[t]) > 0 {
+			done[t] = true
+			parts = append(parts, fmt.Sprintf("%s %s from turn %d", turnList(cascades[t]), ReasonPriorActionFailed, t))
+		}
+	}
+	failed := r.TurnCount - r.PassedCount
+	return fmt.Sprintf("%d of %d turns failed: %s", failed, r.TurnCount, strings.Join(parts, "; "))
+}
+
+// turnList formats sorted turn numbers with runs collapsed: "turn 3",
+// "turns 3-5", "turns 3, 5, 7-9".
+func turnList(turns []int) string {
+	var uniq []int
+	for _, t := range turns {
+		if len(uniq) == 0 || uniq[len(uniq)-1] != t {
+			uniq = append(uniq, t)
+		}
+	}
+	if len(uniq) == 1 {
+		return "turn " + strconv.Itoa(uniq[0])
+	}
+	var parts []string
+	for i := 0; i < len(uniq); {
+		k := i
+		for k+1 < len(uniq) && uniq[k+1] == uniq[k]+1 {
+			k++
+		}
+		if k == i {
+			parts = append(parts, strconv.Itoa(uniq[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", uniq[i], uniq[k]))
+		}
+		i = k + 1
+	}
+	return "turns " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,150 @@
+package metrics
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// compositionDialog: 4 action turns, turn 2 (weight 3, critical) and turn 4 fail.
+func compositionDialog(t testing.TB) Dialog {
+	return dialogJSON(t, `{"dialog_id":"w","turns":[`+strings.Join([]string{
+		salesTurn(1, "a", "x", "x", `,"weight":1`),
+		salesTurn(2, "b", "revenue", "profit", `,"weight":3,"critical":true`),
+		salesTurn(3, "c", "x", "x", `,"weight":4`),
+		`{"turn_no":4,"turn":"Tool","gold_turn":{"tool_id":"d","action":"run","args":{"k":1}},"predict_turn":{"tool_id":"d","action":"run","args":{}}}`,
+	}, ",")+`]}`)
+}
+
+func TestComposition(t *testing.T) {
+	tests := []struct {
+		name     string
+		comp     Composition
+		score    float64
+		testPass bool
+	}{
+		{"mean", Composition{Rule: RuleMean, PassScore: 1}, 0.5, false},
+		{"mean, lenient pass score", Composition{Rule: RuleMean, PassScore: 0.5}, 0.5, true},
+		{"weighted (nil weight = 1)", Composition{Rule: RuleWeighted, PassScore: 0.5}, 5.0 / 9.0, true},
+		{"gating caps at GateCap", Composition{Rule: RuleGating, GateCap: 0.25, PassScore: 0.5}, 0.25, false},
+		{"gating cap above score", Composition{Rule: RuleGating, GateCap: 0.9, PassScore: 0.5}, 0.5, true},
+		{"min rates met", Composition{Rule: RuleMean, PassScore: 0.5, MinRates: map[string]float64{SubStructure: 1, SubTruthfulness: 0.75}}, 0.5, true},
+		{"min rate missed", Composition{Rule: RuleMean, PassScore: 0.5, MinRates: map[string]float64{SubCompleteness: 0.8}}, 0.5, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Composition = tc.comp
+			r := evalAll(t, cfg, compositionDialog(t))[0]
+			if math.Abs(r.Score-tc.score) > 1e-12 || r.TestPass != tc.testPass || r.SuccessRate != 0.5 {
+				t.Errorf("score %v test_pass %v success %v, want %v %v 0.5", r.Score, r.TestPass, r.SuccessRate, tc.score, tc.testPass)
+			}
+			if want := map[bool]string{true: "pass", false: "fail"}[tc.testPass]; r.Label != want {
+				t.Errorf("label %q, want %q", r.Label, want)
+			}
+			if r.StructureRate != 1 || r.CompletenessRate != 0.75 || r.TruthfulnessRate != 0.75 {
+				t.Errorf("rates %v %v %v", r.StructureRate, r.CompletenessRate, r.TruthfulnessRate)
+			}
+		})
+	}
+}
+
+func TestGatingWithoutCriticalFailure(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id":"g","turns":[`+salesTurn(1, "a", "x", "x", `,"critical":true`)+","+salesTurn(2, "b", "revenue", "profit", "")+`]}`)
+	cfg := DefaultConfig()
+	cfg.Composition = Composition{Rule: RuleGating, GateCap: 0, PassScore: 0.5}
+	if r := evalAll(t, cfg, d)[0]; r.Score != 0.5 || !r.TestPass {
+		t.Errorf("score %v test_pass %v", r.Score, r.TestPass)
+	}
+}
+
+func TestWeightedAllZero(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id":"z","turns":[`+salesTurn(1, "a", "x", "x", `,"weight":0`)+","+salesTurn(2, "b", "revenue", "profit", `,"weight":0`)+`]}`)
+	cfg := DefaultConfig()
+	cfg.Composition.Rule = RuleWeighted
+	if r := evalAll(t, cfg, d)[0]; r.Score != 0.5 {
+		t.Errorf("score %v, want the unweighted 0.5", r.Score)
+	}
+}
+
+func TestEmptyDialog(t *testing.T) {
+	for _, d := range []Dialog{{ID: "none"}, dialogJSON(t, `{"dialog_id":"users","turns":[`+userTurn(1)+`]}`)} {
+		r := evalAll(t, DefaultConfig(), d)[0]
+		if r.TurnCount != 0 || r.SuccessRate != 0 || r.Score != 0 || r.TestPass || r.Label != "fail" ||
+			!strings.HasPrefix(r.Reason, "no scored turns") || r.FirstFailureTurn != 0 || r.StructureRate != 1 {
+			t.Errorf("%s: %+v", d.ID, r)
+		}
+	}
+}
+
+func TestReasonText(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id":"r","turns":[`+strings.Join([]string{
+		salesTurn(1, "a", "revenue", "profit", ""), salesTurn(2, "b", "revenue", "profit", ""),
+		salesTurn(3, "c", "EMEA", "APAC", ""), salesTurn(4, "d", "revenue", "profit", ""), salesTurn(5, "e", "x", "x", ""),
+	}, ",")+`]}`)
+	r := evalAll(t, DefaultConfig(), d)[0]
+	want := "4 of 5 turns failed: turn 1 inconsistent_parameter_values (root cause); turns 2, 4 prior_action_failed from turn 1; turn 3 inconsistent_parameter_values (root cause)"
+	if r.Reason != want {
+		t.Errorf("reason %q\nwant   %q", r.Reason, want)
+	}
+	if got := turnList([]int{3, 3, 4, 5, 7, 9, 10}); got != "turns 3-5, 7, 9-10" {
+		t.Errorf("turnList = %q", got)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		want   string
+	}{
+		{"threshold", func(c *Config) { c.Thresholds.Threshold = 1.5 }, "threshold 1.5"},
+		{"threshold NaN", func(c *Config) { c.Thresholds.Threshold = math.NaN() }, "threshold NaN"},
+		{"version", func(c *Config) { c.Thresholds.Version = 2 }, "version 2"},
+		{"sub-metric key", func(c *Config) { c.Thresholds.SubMetrics = map[string]float64{"truth": 0.5} }, `sub_metrics key "truth"`},
+		{"sub-metric value", func(c *Config) { c.Thresholds.SubMetrics = map[string]float64{SubTruthValues: -2} }, "must be in [-1, 1]"},
+		{"field key", func(c *Config) { c.Thresholds.Fields = map[string]float64{"metric": 0.5} }, "use tool.action.param"},
+		{"tolerance", func(c *Config) { c.NumericTolerance = -1 }, "numeric tolerance"},
+		{"cascade", func(c *Config) { c.Cascade = "greedy" }, `cascade policy "greedy"`},
+		{"empty cascade", func(c *Config) { c.Cascade = "" }, "cascade policy"},
+		{"rule", func(c *Config) { c.Composition.Rule = "median" }, `composition rule "median"`},
+		{"gate cap", func(c *Config) { c.Composition.GateCap = 2 }, "gate cap"},
+		{"pass score", func(c *Config) { c.Composition.PassScore = -0.1 }, "pass score"},
+		{"min rate key", func(c *Config) { c.Composition.MinRates = map[string]float64{"speed": 1} }, `min rate key "speed"`},
+		{"min rate value", func(c *Config) { c.Composition.MinRates = map[string]float64{SubStructure: 1.1} }, "min rate"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tc.mutate(&cfg)
+			err := cfg.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+			if _, err := Judge(Dialog{ID: "x"}, cfg, nil, "s"); err == nil {
+				t.Error("Judge accepted an invalid config")
+			}
+			if _, err := Evaluate(t.Context(), Lexical{}, cfg, nil); err == nil {
+				t.Error("Evaluate accepted an invalid config")
+			}
+		})
+	}
+}
+
+func TestParsePolicyAndRule(t *testing.T) {
+	if p, err := ParseCascadePolicy(" Chain "); err != nil || p != CascadeChain {
+		t.Errorf("ParseCascadePolicy = %q, %v", p, err)
+	}
+	if r, err := ParseRule("weighted"); err != nil || r != RuleWeighted {
+		t.Errorf("ParseRule = %q, %v", r, err)
+	}
+	if _, err := ParseCascadePolicy("x"); err == nil {
+		t.Error("want error")
+	}
+	if _, err := ParseRule("x"); err == nil {
+		t.Error("want error")
+	}
+}

@@ -1,0 +1,116 @@
+// Package metrics implements the Agent Evaluation Metric (AEM): it judges
+// each turn of a multi-turn agent conversation against its gold turn, names
+// why a turn failed, separates root causes from cascades and composes one
+// score per dialog. It is pure: no I/O, no Parquet, no ONNX. Batch reads
+// turns, metrics judges them with a Scorer (implemented by embed, or
+// Lexical), batch writes the verdicts.
+//
+// # Two phases
+//
+// Requests(d, cfg) lists the string pairs a dialog needs semantic
+// similarities for; batch scores them (across dialogs, in big batches) and
+// calls Judge(d, cfg, sims, scorerID). Evaluate does both for a slice of
+// dialogs with one deduplicated Score call. Identical strings never reach
+// the scorer.
+//
+// # Per-turn checks
+//
+// User turns are context and never scored. An action (Tool) turn is judged,
+// in this order, on structure (tool_id, then action: tool_mismatch,
+// action_mismatch), completeness of parameter keys (missing_parameters,
+// extra_parameters, keys named and sorted; a gold `$optional` parameter may
+// be left out) and truthfulness of parameter values
+// (inconsistent_parameter_values). Keys and values are compared even when
+// structure fails, so every failing check is on record. A response (Agent)
+// turn is judged on completeness (every gold clause is covered by some
+// predicted clause with similarity >= Thresholds.For("completeness.response",
+// ""), else incomplete_response; clauses as SplitClauses defines them) and
+// truthfulness (whole-reply similarity >= Thresholds.For(
+// "truthfulness.response", ""), else inconsistent_response). A gold turn
+// with no prediction is missing_turn; a prediction with no gold turn is
+// unexpected_turn; both fail every sub-metric that applies to their kind.
+// FailedChecks lists every failing check in the order of the Reason
+// constants; the first is FailureReason.
+//
+// # Values
+//
+// Each gold value is compared with the predicted one by a chain:
+//
+//  1. exact: byte-equal strings or equal JSON scalars (no scorer call);
+//  2. typed, for non-strings: numbers numerically with tolerance
+//     |a-b| <= tol*max(1,|a|,|b|); booleans; null; objects key by key and
+//     arrays index by index, recursively, with field paths such as
+//     "tool.action.param.sub[0]". A string against a number compares
+//     numerically when the string parses as a number ("5" vs 5 passes,
+//     "five" vs 5 fails); a string against a boolean passes when it reads
+//     "true"/"false" in any case. Other type mismatches fail;
+//  3. $any alternatives: the value passes if any alternative matches by
+//     this same chain; literal (exact/typed) matches are tried first for all
+//     alternatives, so they never call the scorer;
+//  4. semantic similarity, strings only: score >= threshold, where the
+//     threshold is Thresholds.Fields for the exact nested path, else
+//     Thresholds.For("truthfulness.values", "tool.action.param").
+//
+// Inside nested objects a missing gold key is recorded with method
+// "missing" and an extra predicted key (or array element) with method
+// "extra"; both fail truthfulness (only top-level keys are completeness).
+// Arrays are ordered. A missing top-level key gets a "missing" FieldScore
+// and is a completeness failure; extra top-level keys are listed in
+// Verdict.ExtraKeys only. For $any the one FieldScore (method "any") holds
+// the best alternative's score and, when the scorer was used, the
+// threshold. Response turns record "response" (whole reply, threshold of
+// truthfulness.response) and "response.clause[i]" (best coverage of gold
+// clause i, threshold of completeness.response).
+//
+// # Spec syntax in gold args
+//
+//	{"city": {"$any": ["NYC", "New York City"]}}
+//	{"unit": {"$any": ["celsius"], "$optional": true}}
+//
+// An object holding "$any" or "$optional" is a spec. $any must be a
+// non-empty array of plain values (objects inside may hold specs of their
+// own); $optional must be a boolean, needs $any, and has no meaning inside
+// an array; no other key may sit beside them. A malformed spec makes Judge
+// return a *SpecError (errors.Is ErrBadSpec) naming dialog, turn and field.
+//
+// # Order-invariant blocks
+//
+// Turns tagged OrderInvariant_<group> with the same group form one block,
+// wherever they sit in the dialog. Gold turns of a block are matched to its
+// predicted turns (same role only) by an exact Hungarian assignment that
+// maximises, lexicographically, passing turns, total match quality, matched
+// pairs, then pairs left in identity order. Verdict.PredictTurnNo records
+// the match; unmatched gold turns are missing_turn and unmatched
+// predictions unexpected_turn (their TurnNo is the predicted row's).
+//
+// # Attribution
+//
+// Action chains: consecutive Tool turns form a chain until an Agent turn
+// interrupts it; User turns do not interrupt. Every action verdict records
+// its chain's length and bucket (single, two_step, three_plus).
+//
+// Under the "evidence" policy (default) a failed turn that gives depends_on
+// (transitively, following turns that give it too) is a cascade of the
+// earliest root among the failed turns it reaches, and a root cause if it
+// reaches none; an empty depends_on means "depends on nothing". A turn
+// without depends_on is a cascade when all its failed checks are value or
+// response checks and every failing value repeats a wrong token of an
+// earlier failed turn: a word its prediction has and its gold lacks (stop
+// words aside), e.g. "profit" predicted where "revenue" was expected. So
+// structure failures, missing/extra parameters and missing/unexpected turns
+// are never inferred cascades. Under the "chain" policy depends_on and
+// evidence are ignored: every failed action turn after the first failure of
+// its chain is a cascade of that first failure; response turns are always
+// root causes. A cascade keeps its own reason in OwnReason and FailedChecks
+// (plus prior_action_failed); its FailureReason is prior_action_failed.
+//
+// # Composition
+//
+// SuccessRate is passed/scored, unweighted. Score follows the rule: mean
+// (SuccessRate), weighted (Turn.Weight, nil = 1; all-zero weights fall back
+// to SuccessRate) or gating (SuccessRate, capped at GateCap when a Critical
+// turn fails). TestPass needs Score >= PassScore (1.0 by default: every turn
+// must pass) and every MinRates entry met. A dialog with no scored turns
+// has SuccessRate 0, Score 0, TestPass false and Label "fail": an empty test
+// never passes silently.
+package metrics

@@ -1,0 +1,248 @@
+package metrics
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Pair is one (gold, predicted) string pair for the semantic scorer.
+type Pair struct{ Gold, Predicted string }
+
+// Similarities holds the scorer's answer for each requested Pair.
+type Similarities map[Pair]float64
+
+// Requests lists every string pair Judge will need a similarity for, in a
+// deterministic order without duplicates: parameter values that did not
+// match by the exact, typed or $any-literal paths, reply against reply, each
+// gold clause against each predicted clause, and, inside order-invariant
+// blocks, every cross pairing. Identical strings are never requested. A
+// dialog that Judge would reject (see ErrBadSpec, ErrBadDialog) yields nil.
+func Requests(d Dialog, cfg Config) []Pair {
+	seen := map[Pair]bool{}
+	var pairs []Pair
+	record := func(g, p string) (float64, error) {
+		if k := (Pair{g, p}); !seen[k] {
+			seen[k] = true
+			pairs = append(pairs, k)
+		}
+		return 0, nil
+	}
+	if _, err := judgeDialog(d, cfg, record, ""); err != nil {
+		return nil
+	}
+	return pairs
+}
+
+// Judge judges one dialog with similarities computed beforehand (see
+// Requests) and composes its result. It returns an error for an invalid
+// config, a malformed spec (*SpecError), an invalid dialog (ErrBadDialog),
+// or a needed pair missing from sims (ErrMissingSimilarity). scorerID is
+// recorded in every verdict.
+func Judge(d Dialog, cfg Config, sims Similarities, scorerID string) (DialogResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return DialogResult{}, fmt.Errorf("metric config: %w", err)
+	}
+	lookup := func(g, p string) (float64, error) {
+		s, ok := sims[Pair{g, p}]
+		if !ok {
+			return 0, fmt.Errorf("gold %q vs predicted %q: %w", clip(g), clip(p), ErrMissingSimilarity)
+		}
+		return s, nil
+	}
+	js, err := judgeDialog(d, cfg, lookup, scorerID)
+	if err != nil {
+		return DialogResult{}, err
+	}
+	return compose(d, cfg, js), nil
+}
+
+// Evaluate judges dialogs with s: it gathers the Requests of every dialog,
+// scores all distinct pairs in ONE Score call, then Judges each dialog.
+// Results are in input order.
+func Evaluate(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) ([]DialogResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("metric config: %w", err)
+	}
+	sims, err := scoreAll(ctx, s, cfg, dialogs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DialogResult, 0, len(dialogs))
+	for _, d := range dialogs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, err := Judge(d, cfg, sims, s.ID())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// scoreAll scores the deduplicated requests of all dialogs in one call.
+func scoreAll(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) (Similarities, error) {
+	sims := Similarities{}
+	var gold, pred []string
+	for _, d := range dialogs {
+		for _, p := range Requests(d, cfg) {
+			if _, ok := sims[p]; !ok {
+				sims[p] = 0
+				gold, pred = append(gold, p.Gold), append(pred, p.Predicted)
+			}
+		}
+	}
+	if len(gold) == 0 {
+		return sims, nil
+	}
+	scores, err := s.Score(ctx, gold, pred)
+	if err != nil {
+		return nil, fmt.Errorf("scoring %d pairs with %s: %w", len(gold), s.ID(), err)
+	}
+	if len(scores) != len(gold) {
+		return nil, fmt.Errorf("scorer %s returned %d scores for %d pairs", s.ID(), len(scores), len(gold))
+	}
+	for i, sc := range scores {
+		if math.IsNaN(sc) {
+			return nil, fmt.Errorf("scorer %s returned NaN for gold %q vs predicted %q", s.ID(), clip(gold[i]), clip(pred[i]))
+		}
+		sims[Pair{gold[i], pred[i]}] = sc
+	}
+	return sims, nil
+}
+
+// judgeDialog judges every scored turn and attributes failures; verdicts
+// are ordered by (TurnNo, PredictTurnNo).
+func judgeDialog(d Dialog, cfg Config, sim simFunc, scorerID string) ([]judged, error) {
+	rows, err := prepare(d)
+	if err != nil {
+		return nil, err
+	}
+	singles, blocks, err := groupRows(d, rows)
+	if err != nil {
+		return nil, err
+	}
+	j := &judger{cfg: cfg, sim: sim, scorerID: scorerID}
+	var out []judged
+	for _, r := range singles {
+		js, err := j.row(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, js...)
+	}
+	for _, b := range blocks {
+		js, err := j.matchBlock(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, js...)
+	}
+	slices.SortStableFunc(out, func(a, b judged) int {
+		return cmp.Or(cmp.Compare(a.v.TurnNo, b.v.TurnNo), cmp.Compare(a.v.PredictTurnNo, b.v.PredictTurnNo))
+	})
+	attribute(out, rows, cfg.Cascade)
+	return out, nil
+}
+
+// groupRows splits the scored rows into those judged on their own and the
+// order-invariant blocks (in order of first appearance). User rows are left out.
+func groupRows(d Dialog, rows []Turn) (singles []*Turn, blocks [][]*Turn, err error) {
+	index := map[string]int{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Kind() == KindContext {
+			continue
+		}
+		group, err := blockGroup(d, r)
+		if err != nil {
+			return nil, nil, err
+		}
+		if group == "" {
+			singles = append(singles, r)
+			continue
+		}
+		k, ok := index[group]
+		if !ok {
+			k = len(blocks)
+			index[group] = k
+			blocks = append(blocks, nil)
+		}
+		blocks[k] = append(blocks[k], r)
+	}
+	return singles, blocks, nil
+}
+
+// row judges a turn outside any order-invariant block.
+func (j *judger) row(r *Turn) ([]judged, error) {
+	switch {
+	case r.HasGold && r.HasPredict:
+		v, err := j.pair(r, r)
+		return []judged{v}, err
+	case r.HasGold:
+		return []judged{j.missing(r)}, nil
+	default:
+		return []judged{j.unexpected(r)}, nil
+	}
+}
+
+// prepare copies the dialog's turns sorted by TurnNo and rejects what
+// cannot be judged.
+func prepare(d Dialog) ([]Turn, error) {
+	rows := slices.Clone(d.Turns)
+	slices.SortStableFunc(rows, func(a, b Turn) int { return cmp.Compare(a.TurnNo, b.TurnNo) })
+	seen := map[int]bool{}
+	for i := range rows {
+		r := &rows[i]
+		r.DialogID = d.ID
+		if seen[r.TurnNo] {
+			return nil, badDialog(d, "turn_no %d appears twice: give each turn its own number", r.TurnNo)
+		}
+		seen[r.TurnNo] = true
+		if err := checkTurn(d, r, seen); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// checkTurn validates one turn; seen holds the turn numbers before it.
+func checkTurn(d Dialog, r *Turn, seen map[int]bool) error {
+	if r.Role != RoleAgent && r.Role != RoleTool && r.Role != RoleUser {
+		return badDialog(d, "turn %d: unknown role %q: use Agent, Tool or User", r.TurnNo, r.Role)
+	}
+	if r.Kind() != KindContext && !r.HasGold && !r.HasPredict {
+		return badDialog(d, "turn %d has neither a gold nor a predicted output", r.TurnNo)
+	}
+	for _, dep := range r.DependsOn {
+		if dep >= r.TurnNo || !seen[dep] {
+			return badDialog(d, "turn %d depends_on %d, which is not an earlier turn of the dialog", r.TurnNo, dep)
+		}
+	}
+	if r.Weight != nil && (!finite(*r.Weight) || *r.Weight < 0) {
+		return badDialog(d, "turn %d weight %v: must be a finite number >= 0", r.TurnNo, *r.Weight)
+	}
+	if r.Kind() == KindAction && r.HasGold {
+		if err := ValidateGoldArgs(r.Gold.Args); err != nil {
+			var se *SpecError
+			if errors.As(err, &se) {
+				se.DialogID, se.TurnNo = d.ID, r.TurnNo
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// clip shortens long strings in error messages.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:77]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,189 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestJudgeErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		turns  []string
+		target error
+		want   string
+	}{
+		{"malformed $any", []string{salesTurn(1, "a", "x", "x", ""),
+			`{"turn_no":2,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"opts":{"city":{"$any":"NYC"}}}},"predict_turn":{"tool_id":"w","action":"f","args":{}}}`},
+			ErrBadSpec, `dialog "e" turn 2: gold args field "opts.city": $any must be a JSON array`},
+		{"malformed spec on a missing turn", []string{
+			`{"turn_no":1,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"u":{"$optional":true}}}}`},
+			ErrBadSpec, `field "u": $optional needs $any`},
+		{"duplicate turn", []string{salesTurn(1, "a", "x", "x", ""), salesTurn(1, "b", "x", "x", "")},
+			ErrBadDialog, "turn_no 1 appears twice"},
+		{"no gold, no prediction", []string{`{"turn_no":1,"turn":"Tool"}`}, ErrBadDialog, "neither a gold nor a predicted output"},
+		{"depends_on a later turn", []string{salesTurn(1, "a", "x", "x", `,"depends_on":[2]`), salesTurn(2, "b", "x", "x", "")},
+			ErrBadDialog, "turn 1 depends_on 2"},
+		{"depends_on an unknown turn", []string{salesTurn(3, "a", "x", "x", `,"depends_on":[1]`)}, ErrBadDialog, "turn 3 depends_on 1"},
+		{"negative weight", []string{salesTurn(1, "a", "x", "x", `,"weight":-1`)}, ErrBadDialog, "weight -1"},
+		{"two blocks", []string{salesTurn(1, "a", "x", "x", `,"tags":["OrderInvariant_a","OrderInvariant_b"]`)}, ErrBadDialog, "two order-invariant blocks"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := dialogJSON(t, `{"dialog_id":"e","turns":[`+strings.Join(tc.turns, ",")+`]}`)
+			_, err := Judge(d, DefaultConfig(), Similarities{}, "s")
+			if !errors.Is(err, tc.target) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %v containing %q", err, tc.target, tc.want)
+			}
+			if _, err := Evaluate(t.Context(), Lexical{}, DefaultConfig(), []Dialog{d}); !errors.Is(err, tc.target) {
+				t.Errorf("Evaluate: %v", err)
+			}
+			if p := Requests(d, DefaultConfig()); p != nil {
+				t.Errorf("Requests = %v for a dialog Judge rejects", p)
+			}
+		})
+	}
+}
+
+func TestUnknownRole(t *testing.T) {
+	d := Dialog{ID: "r", Turns: []Turn{{TurnNo: 1, Role: "Robot", HasGold: true}}}
+	if _, err := Judge(d, DefaultConfig(), nil, "s"); !errors.Is(err, ErrBadDialog) || !strings.Contains(err.Error(), `unknown role "Robot"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestMissingSimilarity(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id":"m","turns":[`+salesTurn(7, "a", "revenue", "profit", "")+`]}`)
+	_, err := Judge(d, DefaultConfig(), Similarities{{"other", "pair"}: 1}, "s")
+	if !errors.Is(err, ErrMissingSimilarity) || !strings.Contains(err.Error(), `dialog "m" turn 7: field a.run.p: gold "revenue" vs predicted "profit"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRequests(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id":"q","turns":[`+strings.Join([]string{
+		salesTurn(1, "a", "revenue", "profit", ""),
+		salesTurn(2, "b", "revenue", "profit", ""), // duplicate pair
+		salesTurn(3, "c", "same", "same", ""),      // exact: no request
+		`{"turn_no":4,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"city":{"$any":["NYC","New York"]},"n":5}},"predict_turn":{"tool_id":"w","action":"f","args":{"city":"NYC","n":"5"}}}`,
+		`{"turn_no":5,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"city":{"$any":["NYC","New York"]}}},"predict_turn":{"tool_id":"w","action":"f","args":{"city":"Big Apple"}}}`,
+		agentTurn(6, "Revenue rose. Costs fell.", "Revenue rose. Costs dropped.", ""),
+		toolTurn(7, "OrderInvariant_x", `"Paris"`, `"Rome"`), toolTurn(8, "OrderInvariant_x", `"Oslo"`, `"Paris"`),
+	}, ",")+`]}`)
+	got := Requests(d, DefaultConfig())
+	want := []Pair{
+		{"revenue", "profit"},
+		{"NYC", "Big Apple"}, {"New York", "Big Apple"},
+		{"Revenue rose. Costs fell.", "Revenue rose. Costs dropped."}, {"Costs fell.", "Revenue rose."}, {"Costs fell.", "Costs dropped."},
+		{"Paris", "Rome"}, {"Oslo", "Rome"}, {"Oslo", "Paris"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if again := Requests(d, DefaultConfig()); !reflect.DeepEqual(again, got) {
+		t.Error("Requests is not deterministic")
+	}
+	// Judge with exactly these similarities succeeds and matches Evaluate.
+	sims := Similarities{}
+	for _, p := range got {
+		sims[p] = LexicalSimilarity(p.Gold, p.Predicted)
+	}
+	viaJudge, err := Judge(d, DefaultConfig(), sims, "lexical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if viaEval := evalAll(t, DefaultConfig(), d)[0]; !reflect.DeepEqual(viaJudge, viaEval) {
+		t.Errorf("Judge and Evaluate disagree:\n%+v\n%+v", viaJudge, viaEval)
+	}
+}
+
+func TestEvaluateScoresOnce(t *testing.T) {
+	ds := loadJSONL(t, "../datasets/example/golden.jsonl")
+	ds = append(ds, ds[0]) // a repeated dialog adds no pairs
+	s := &countingScorer{}
+	res, err := Evaluate(t.Context(), s, DefaultConfig(), ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.calls != 1 || len(res) != len(ds) {
+		t.Fatalf("%d Score calls, %d results", s.calls, len(res))
+	}
+	seen := map[Pair]bool{}
+	for _, p := range s.pairs {
+		if seen[p] || p.Gold == p.Predicted {
+			t.Errorf("pair %q scored twice or identical", p)
+		}
+		seen[p] = true
+	}
+	for i, r := range res {
+		if r.DialogID != ds[i].ID || r.Turns[0].Scorer != "counting" {
+			t.Errorf("result %d: %s scorer %s", i, r.DialogID, r.Turns[0].Scorer)
+		}
+	}
+}
+
+type badScorer struct {
+	scores []float64
+	err    error
+}
+
+func (b badScorer) ID() string { return "bad" }
+func (b badScorer) Score(context.Context, []string, []string) ([]float64, error) {
+	return b.scores, b.err
+}
+
+func TestEvaluateScorerFailures(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id":"s","turns":[`+salesTurn(1, "a", "revenue", "profit", "")+`]}`)
+	for _, s := range []Scorer{badScorer{err: errors.New("boom")}, badScorer{scores: []float64{}}, badScorer{scores: []float64{math.NaN()}}} {
+		if _, err := Evaluate(t.Context(), s, DefaultConfig(), []Dialog{d}); err == nil {
+			t.Errorf("%+v: want error", s)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := Evaluate(ctx, Lexical{}, DefaultConfig(), []Dialog{d}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	// No pairs needed: the scorer is never called.
+	same := dialogJSON(t, `{"dialog_id":"s","turns":[`+salesTurn(1, "a", "x", "x", "")+`]}`)
+	if _, err := Evaluate(t.Context(), badScorer{err: errors.New("boom")}, DefaultConfig(), []Dialog{same}); err != nil {
+		t.Errorf("scorer called without pairs: %v", err)
+	}
+}
+
+// TestFixedScorer exercises the threshold edge: score == threshold passes.
+func TestFixedScorer(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id":"f","turns":[`+salesTurn(1, "a", "revenue", "profit", "")+`]}`)
+	for _, tc := range []struct {
+		score float64
+		pass  bool
+	}{{0.5, true}, {0.4999, false}, {-1, false}, {1, true}} {
+		r, err := Evaluate(t.Context(), fixedScorer(tc.score), DefaultConfig(), []Dialog{d})
+		if err != nil || r[0].Turns[0].Pass != tc.pass {
+			t.Errorf("score %v: pass %v, want %v (%v)", tc.score, r[0].Turns[0].Pass, tc.pass, err)
+		}
+	}
+}
+
+func TestVerdictBookkeeping(t *testing.T) {
+	d := Dialog{ID: "dlg", Turns: []Turn{
+		{TurnNo: 2, Role: RoleTool, HasGold: true, HasPredict: true, Gold: Call{ToolID: "t", Action: "a"}, Predict: Call{ToolID: "t", Action: "a"}},
+		{TurnNo: 1, Role: RoleAgent, HasGold: true, HasPredict: true, GoldResponse: "Hi.", PredictResponse: "Hi."},
+	}}
+	cfg := withThreshold(0.7)
+	r := evalAll(t, cfg, d)[0]
+	if len(r.Turns) != 2 || r.Turns[0].TurnNo != 1 || r.Turns[1].TurnNo != 2 {
+		t.Fatalf("verdicts not in turn order: %+v", r.Turns)
+	}
+	for _, v := range r.Turns {
+		if v.DialogID != "dlg" || v.Threshold != 0.7 || v.Scorer != "lexical" || !v.Pass || v.PredictTurnNo != v.TurnNo {
+			t.Errorf("%+v", v)
+		}
+	}
+	if d.Turns[0].TurnNo != 2 {
+		t.Error("Judge reordered the caller's turns")
+	}
+}

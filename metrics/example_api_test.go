@@ -1,0 +1,68 @@
+package metrics_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aem-dev/aem/metrics"
+)
+
+// Evaluate judges dialogs with a scorer; here the model-free Lexical one.
+func ExampleEvaluate() {
+	call := func(metric string) metrics.Call {
+		return metrics.Call{ToolID: "sales_db", Action: "aggregate", Args: map[string]any{"metric": metric}}
+	}
+	d := metrics.Dialog{ID: "demo", Turns: []metrics.Turn{
+		{TurnNo: 1, Role: metrics.RoleTool, HasGold: true, HasPredict: true, Gold: call("revenue"), Predict: call("profit")},
+		{TurnNo: 2, Role: metrics.RoleAgent, HasGold: true, HasPredict: true,
+			GoldResponse: "Revenue grew 12% in Q3.", PredictResponse: "Profit grew 12% in Q3."},
+	}}
+	cfg := metrics.DefaultConfig()
+	cfg.Thresholds.Threshold = 0.8
+	res, err := metrics.Evaluate(context.Background(), metrics.Lexical{}, cfg, []metrics.Dialog{d})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := res[0]
+	fmt.Println(r.SuccessRate, r.TestPass, r.RootCause, r.CascadingCount)
+	fmt.Println(r.Reason)
+	// Output:
+	// 0 false inconsistent_parameter_values 1
+	// 2 of 2 turns failed: turn 1 inconsistent_parameter_values (root cause); turn 2 prior_action_failed from turn 1
+}
+
+// Requests and Judge split evaluation so that similarities can be computed
+// in large batches across dialogs.
+func ExampleJudge() {
+	d := metrics.Dialog{ID: "two-phase", Turns: []metrics.Turn{{
+		TurnNo: 1, Role: metrics.RoleTool, HasGold: true, HasPredict: true,
+		Gold:    metrics.Call{ToolID: "weather", Action: "forecast", Args: map[string]any{"city": "New York City"}},
+		Predict: metrics.Call{ToolID: "weather", Action: "forecast", Args: map[string]any{"city": "New York"}},
+	}}}
+	cfg := metrics.DefaultConfig()
+	pairs := metrics.Requests(d, cfg)
+	sims := metrics.Similarities{}
+	for _, p := range pairs {
+		sims[p] = 0.93 // from the embedding scorer, in practice
+	}
+	r, err := metrics.Judge(d, cfg, sims, "embed:demo")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fs := r.Turns[0].FieldScores[0]
+	fmt.Println(pairs, fs.Field, fs.Method, fs.Score, fs.Pass, r.Label)
+	// Output:
+	// [{New York City New York}] weather.forecast.city semantic 0.93 true pass
+}
+
+func ExampleSplitClauses() {
+	for _, c := range metrics.SplitClauses("Revenue rose 1.5% in Q3, e.g. in EMEA. Costs fell; margins held.") {
+		fmt.Println(c)
+	}
+	// Output:
+	// Revenue rose 1.5% in Q3, e.g. in EMEA.
+	// Costs fell;
+	// margins held.
+}

@@ -1,0 +1,105 @@
+package metrics
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzCompareValues judges a Tool turn built from two arbitrary JSON
+// objects: Requests must cover everything Judge needs, verdicts must be
+// self-consistent, and a spec-free value must always match itself.
+func FuzzCompareValues(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`{"a":1}`, `{"a":"1"}`},
+		{`{"city":{"$any":["NYC","New York"]}}`, `{"city":"Big Apple"}`},
+		{`{"u":{"$any":[1],"$optional":true},"l":[1,{"x":null}]}`, `{"l":[1.0,{"x":null,"y":true}]}`},
+		{`{"n":1e400,"b":true}`, `{"n":"1e400","b":"TRUE"}`},
+		{`{"x":{"$any":[]}}`, `{"x":[]}`},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, goldJSON, predJSON string) {
+		gold, err1 := DecodeArgs([]byte(goldJSON))
+		pred, err2 := DecodeArgs([]byte(predJSON))
+		if err1 != nil || err2 != nil {
+			return
+		}
+		d := Dialog{ID: "f", Turns: []Turn{{TurnNo: 1, Role: RoleTool, HasGold: true, HasPredict: true,
+			Gold: Call{ToolID: "t", Action: "a", Args: gold}, Predict: Call{ToolID: "t", Action: "a", Args: pred}}}}
+		sims := Similarities{}
+		for _, p := range Requests(d, DefaultConfig()) {
+			if p.Gold == p.Predicted {
+				t.Fatalf("identical pair requested: %q", p.Gold)
+			}
+			sims[p] = LexicalSimilarity(p.Gold, p.Predicted)
+		}
+		r, err := Judge(d, DefaultConfig(), sims, "lexical")
+		if specErr := ValidateGoldArgs(gold); (err != nil) != (specErr != nil) {
+			t.Fatalf("Judge error %v, spec error %v", err, specErr)
+		}
+		if err != nil {
+			return
+		}
+		v := r.Turns[0]
+		for _, fs := range v.FieldScores {
+			if fs.Score < 0 || fs.Score > 1 || fs.Pass && fs.Method == MethodMissing {
+				t.Fatalf("bad field score %+v", fs)
+			}
+		}
+		if v.Pass != (len(v.FailedChecks) == 0) {
+			t.Fatalf("pass %v with checks %v", v.Pass, v.FailedChecks)
+		}
+		if hasSpec(pred) {
+			return
+		}
+		self := Dialog{ID: "s", Turns: []Turn{{TurnNo: 1, Role: RoleTool, HasGold: true, HasPredict: true,
+			Gold: Call{ToolID: "t", Action: "a", Args: pred}, Predict: Call{ToolID: "t", Action: "a", Args: pred}}}}
+		if len(Requests(self, DefaultConfig())) != 0 {
+			t.Fatal("a value compared with itself needs the scorer")
+		}
+		if rs, err := Judge(self, DefaultConfig(), nil, "x"); err != nil || !rs.Turns[0].Pass {
+			t.Fatalf("a value does not match itself: %v %+v", err, rs.Turns)
+		}
+	})
+}
+
+func hasSpec(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if isSpecObject(x) {
+			return true
+		}
+		for _, e := range x {
+			if hasSpec(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasSpec(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FuzzSplitClauses checks that splitting loses no word and yields trimmed,
+// non-empty clauses.
+func FuzzSplitClauses(f *testing.F) {
+	for _, s := range []string{"", "Revenue rose 1.5%. Costs fell!", "e.g. a; b\nc", "J. Smith. U.S. office...", "1. a 2. b", "\"x.\" y", "- a\n• b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		clauses := SplitClauses(text)
+		for _, c := range clauses {
+			if c == "" || c != strings.TrimSpace(c) {
+				t.Fatalf("bad clause %q", c)
+			}
+		}
+		if got, want := words(strings.Join(clauses, " ")), words(text); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("words changed:\n got %q\nwant %q", got, want)
+		}
+	})
+}

@@ -1,0 +1,179 @@
+package metrics
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// importTurn is one turn of the JSON import format of issue 2.
+type importTurn struct {
+	TurnNo     int         `json:"turn_no"`
+	Turn       string      `json:"turn"`
+	Gold       *importSide `json:"gold_turn"`
+	Predict    *importSide `json:"predict_turn"`
+	Tags       []string    `json:"tags"`
+	DependsOn  []int       `json:"depends_on"`
+	HumanLabel *bool       `json:"human_label"`
+	HumanScore *float64    `json:"human_score"`
+	Weight     *float64    `json:"weight"`
+	Critical   bool        `json:"critical"`
+}
+
+type importSide struct {
+	Response *string         `json:"response"`
+	ToolID   string          `json:"tool_id"`
+	Action   string          `json:"action"`
+	Args     json.RawMessage `json:"args"`
+}
+
+// loadJSONL reads dialogs in the JSON Lines import format (a test helper:
+// the real importer lives in batch).
+func loadJSONL(t testing.TB, path string) []Dialog {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Dialog
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for line := 1; sc.Scan(); line++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var raw struct {
+			DialogID string       `json:"dialog_id"`
+			Turns    []importTurn `json:"turns"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+			t.Fatalf("%s line %d: %v", path, line, err)
+		}
+		d := Dialog{ID: raw.DialogID}
+		for _, it := range raw.Turns {
+			d.Turns = append(d.Turns, toTurn(t, raw.DialogID, it))
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func toTurn(t testing.TB, id string, it importTurn) Turn {
+	t.Helper()
+	role, err := ParseRole(it.Turn)
+	if err != nil {
+		t.Fatalf("dialog %s turn %d: %v", id, it.TurnNo, err)
+	}
+	tr := Turn{DialogID: id, TurnNo: it.TurnNo, Role: role, Tags: it.Tags, DependsOn: it.DependsOn,
+		HumanLabel: it.HumanLabel, HumanScore: it.HumanScore, Weight: it.Weight, Critical: it.Critical}
+	if it.Gold != nil {
+		tr.HasGold = true
+		tr.GoldResponse, tr.Gold = side(t, it.Gold)
+	}
+	if it.Predict != nil {
+		tr.HasPredict = true
+		tr.PredictResponse, tr.Predict = side(t, it.Predict)
+	}
+	return tr
+}
+
+func side(t testing.TB, s *importSide) (string, Call) {
+	t.Helper()
+	resp := ""
+	if s.Response != nil {
+		resp = *s.Response
+	}
+	c := Call{ToolID: s.ToolID, Action: s.Action, Args: map[string]any{}}
+	if len(s.Args) > 0 {
+		args, err := DecodeArgs(s.Args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Args = args
+	}
+	return resp, c
+}
+
+// evalOne judges dialogs with the Lexical scorer.
+func evalAll(t testing.TB, cfg Config, ds ...Dialog) []DialogResult {
+	t.Helper()
+	res, err := Evaluate(t.Context(), Lexical{}, cfg, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// compact is the write-up's per-dialog summary.
+func compact(r DialogResult) map[string]any {
+	return map[string]any{
+		"success_rate": r.SuccessRate, "test_pass": r.TestPass, "first_failure_turn": r.FirstFailureTurn,
+		"root_cause": string(r.RootCause), "root_cause_count": r.RootCauseCount, "cascading_count": r.CascadingCount,
+	}
+}
+
+// dialogJSON parses one dialog written in the JSON import format.
+func dialogJSON(t testing.TB, s string) Dialog {
+	t.Helper()
+	var raw struct {
+		DialogID string       `json:"dialog_id"`
+		Turns    []importTurn `json:"turns"`
+	}
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		t.Fatalf("bad test dialog: %v\n%s", err, s)
+	}
+	d := Dialog{ID: raw.DialogID}
+	for _, it := range raw.Turns {
+		d.Turns = append(d.Turns, toTurn(t, raw.DialogID, it))
+	}
+	return d
+}
+
+// countingScorer wraps Lexical and records its calls.
+type countingScorer struct {
+	calls int
+	pairs []Pair
+}
+
+func (c *countingScorer) ID() string { return "counting" }
+
+func (c *countingScorer) Score(ctx context.Context, gold, pred []string) ([]float64, error) {
+	c.calls++
+	for i := range gold {
+		c.pairs = append(c.pairs, Pair{gold[i], pred[i]})
+	}
+	return Lexical{}.Score(ctx, gold, pred)
+}
+
+// fixedScorer returns the same similarity for every pair except identical ones.
+type fixedScorer float64
+
+func (f fixedScorer) ID() string { return "fixed" }
+
+func (f fixedScorer) Score(_ context.Context, gold, pred []string) ([]float64, error) {
+	out := make([]float64, len(gold))
+	for i := range out {
+		out[i] = float64(f)
+	}
+	return out, nil
+}
+
+func withThreshold(th float64) Config {
+	c := DefaultConfig()
+	c.Thresholds.Threshold = th
+	return c
+}
+
+func verdict(t testing.TB, r DialogResult, turnNo int) Verdict {
+	t.Helper()
+	for _, v := range r.Turns {
+		if v.TurnNo == turnNo {
+			return v
+		}
+	}
+	t.Fatalf("dialog %s has no verdict for turn %d", r.DialogID, turnNo)
+	return Verdict{}
+}

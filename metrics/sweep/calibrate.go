@@ -1,0 +1,619 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/stats"
+)
+
+// Validate reports options that cannot work.
+func (o Options) Validate() error {
+	if _, ok := o.Objective.Value(stats.Confusion{}); !ok && o.Objective.Name != "precision" && o.Objective.Name != "recall" {
+		return &Error{Err: ErrObjective, Detail: fmt.Sprintf("%q", o.Objective.Name), Fix: "use f1, accuracy, mcc, youden, precision@R or recall@P"}
+	}
+	if (o.Objective.Name == "precision" || o.Objective.Name == "recall") && !(o.Objective.Target > 0 && o.Objective.Target <= 1) {
+		return &Error{Err: ErrObjective, Detail: fmt.Sprintf("%s target %v", o.Objective.Name, o.Objective.Target), Fix: "the target after @ must be in (0, 1]"}
+	}
+	switch {
+	case o.Bootstrap < 0:
+		return fmt.Errorf("bootstrap replicates %d: must be >= 0", o.Bootstrap)
+	case o.Bootstrap > 0 && !(o.Level > 0 && o.Level < 1):
+		return fmt.Errorf("confidence level %v: must be in (0, 1)", o.Level)
+	case o.MinLabels < 2 || o.MinPerClass < 1:
+		return fmt.Errorf("minimum labels %d (per class %d): need at least 2 (1)", o.MinLabels, o.MinPerClass)
+	}
+	return nil
+}
+
+// Calibrate fits and evaluates thresholds on in. See the package doc.
+func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	samples, err := prepare(in.Samples, opts)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Objective: opts.Objective.String(), Labels: countLabels(samples)}
+	lc := res.Labels
+	if lc.Binary == 0 && lc.Graded == 0 {
+		detail := fmt.Sprintf("%d scored samples, none with a human label or score", len(in.Samples))
+		if len(in.Verdicts) > 0 {
+			detail = fmt.Sprintf("%d turns carry a human label, but none of their verdicts depended on the similarity scorer (exact matches, structure or key failures)", len(in.Verdicts))
+		}
+		return nil, &Error{Err: ErrNoLabels, Detail: detail,
+			Fix: "add human_label (pass/fail) and/or human_score to turns whose values or replies are compared semantically and rerun aem run, give a labels file (--labels), or calibrate on labelled text pairs (--pairs)"}
+	}
+	if lc.Binary > 0 && (lc.Positive == 0 || lc.Negative == 0) {
+		have, need := "pass", "failing"
+		if lc.Positive == 0 {
+			have, need = "fail", "passing"
+		}
+		return nil, &Error{Err: ErrOneClass, Detail: fmt.Sprintf("all %d binary labels are %s", lc.Binary, have),
+			Fix: fmt.Sprintf("a threshold separates two classes: label some %s cases too (a few dozen of each class is a useful start)", need)}
+	}
+
+	var binary, graded []Sample
+	for _, s := range samples {
+		if s.HasLabel {
+			binary = append(binary, s)
+		}
+		if s.HasHuman {
+			graded = append(graded, s)
+		}
+	}
+	if len(binary) > 0 {
+		if err := fitGlobal(ctx, res, binary, opts); err != nil {
+			return nil, err
+		}
+		res.Evaluation = "in-sample (fitted and scored on the same rows: optimistic)"
+		if res.Folds != nil {
+			res.Evaluation = fmt.Sprintf("cross-validated (%d folds by dialog; threshold fitted on the others, scored on the held-out fold)", res.Folds.Used)
+		}
+	} else {
+		res.Evaluation = "correlation only (no binary labels, so no threshold is fitted)"
+		res.Warnings = append(res.Warnings, "no binary labels: no threshold fitted; give human_label (or --binarize-at) to fit one")
+	}
+	res.Correlations, err = correlate(ctx, samples, opts, &res.Warnings, "all")
+	if err != nil {
+		return nil, err
+	}
+	if err := fitGroups(ctx, res, samples, opts); err != nil {
+		return nil, err
+	}
+	res.Agreement, err = agreement(ctx, in.Verdicts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func prepare(in []Sample, opts Options) ([]Sample, error) {
+	out := make([]Sample, 0, len(in))
+	for _, s := range in {
+		if s.HasLabel || s.HasHuman || !math.IsNaN(opts.BinarizeAt) {
+			if math.IsNaN(s.Score) || math.IsInf(s.Score, 0) {
+				return nil, &Error{Err: ErrNaNScore, Detail: fmt.Sprintf("similarity of %s is %v", s.Ref, s.Score),
+					Fix: "the scorer produced no usable similarity (an empty text?): fix or remove that row, or rerun aem run"}
+			}
+			if s.HasHuman && (math.IsNaN(s.Human) || math.IsInf(s.Human, 0)) {
+				return nil, &Error{Err: ErrNaNScore, Detail: fmt.Sprintf("human score of %s is %v", s.Ref, s.Human),
+					Fix: "give a number or leave human_score empty"}
+			}
+		}
+		if !s.HasLabel && s.HasHuman && !math.IsNaN(opts.BinarizeAt) {
+			s.HasLabel, s.Label = true, s.Human >= opts.BinarizeAt
+		}
+		if s.HasLabel || s.HasHuman {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func countLabels(s []Sample) LabelCounts {
+	c := LabelCounts{Samples: len(s)}
+	groups := map[string]bool{}
+	for _, x := range s {
+		groups[x.Group] = true
+		if x.HasLabel {
+			c.Binary++
+			if x.Label {
+				c.Positive++
+			} else {
+				c.Negative++
+			}
+		}
+		if x.HasHuman {
+			c.Graded++
+		}
+	}
+	c.Groups = len(groups)
+	return c
+}
+
+func columns(s []Sample) (scores []float64, labels []bool, groups []int) {
+	scores = make([]float64, len(s))
+	labels = make([]bool, len(s))
+	names := make([]string, len(s))
+	for i, x := range s {
+		scores[i], labels[i], names[i] = x.Score, x.Label, x.Group
+	}
+	groups, _ = stats.GroupIndex(names)
+	return scores, labels, groups
+}
+
+// fitGlobal fits the global threshold on binary samples, cross-validates
+// it and bootstraps intervals.
+func fitGlobal(ctx context.Context, res *Result, bs []Sample, opts Options) error {
+	scores, labels, groups := columns(bs)
+	sorted, err := stats.NewSorted(scores, labels)
+	if err != nil {
+		return err
+	}
+	pts := sorted.Sweep(nil)
+	chosen, err := opts.Objective.Choose(pts)
+	if err != nil {
+		return err
+	}
+	thr := pts[chosen].Threshold
+	res.Points, res.Chosen = pts, chosen
+	res.Threshold = &Estimate{Value: thr}
+	res.InSample = figuresOf(pts[chosen].Confusion)
+	auc, err := stats.AUC(pts)
+	if err != nil {
+		return err
+	}
+	ap, err := stats.AveragePrecision(pts)
+	if err != nil {
+		return err
+	}
+	res.ROCAUC, res.AveragePrecision = &Estimate{Value: auc}, &Estimate{Value: ap}
+
+	var oof []bool // out-of-fold predictions
+	if opts.Folds >= 2 {
+		folds, used, err := splitFolds(groups, labels, opts)
+		if err != nil {
+			return err
+		}
+		if used < opts.Folds {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("cross-validation used %d folds instead of %d: the labels come from too few dialogs (or one class sits in too few of them) for %d", used, opts.Folds, opts.Folds))
+		}
+		info := &FoldInfo{Requested: opts.Folds, Used: used, Seed: opts.Seed, Sizes: make([]int, used), Thresholds: make([]float64, used)}
+		oof = make([]bool, len(bs))
+		for f := 0; f < used; f++ {
+			var ts []float64
+			var tl []bool
+			for i := range bs {
+				if folds[i] == f {
+					info.Sizes[f]++
+				} else {
+					ts, tl = append(ts, scores[i]), append(tl, labels[i])
+				}
+			}
+			fp, err := stats.Sweep(ts, tl)
+			if err != nil {
+				return err
+			}
+			k, err := opts.Objective.Choose(fp)
+			if err != nil {
+				return fmt.Errorf("fitting the threshold without fold %d: %w", f+1, err)
+			}
+			info.Thresholds[f] = fp[k].Threshold
+			for i := range bs {
+				if folds[i] == f {
+					oof[i] = scores[i] >= fp[k].Threshold
+				}
+			}
+		}
+		info.Mean, info.SD = stats.MeanSD(info.Thresholds)
+		info.Min, info.Max = minMax(info.Thresholds)
+		res.Folds = info
+		var c stats.Confusion
+		for i := range bs {
+			c.Add(oof[i], labels[i], 1)
+		}
+		res.Figures = figuresOf(c)
+	} else {
+		res.Figures = figuresOf(pts[chosen].Confusion)
+		res.InSample = nil // the main figures are already in-sample
+	}
+
+	if opts.Bootstrap == 0 {
+		return nil
+	}
+	boot, err := stats.NewBootstrap(groups, opts.Seed)
+	if err != nil {
+		return err
+	}
+	const (
+		bThr = iota
+		bAUC
+		bAP
+		bF1
+		bAcc
+		bMCC
+		bPrec
+		bRec
+		bBal
+		bKappa
+		bN
+	)
+	vals := make([][]float64, bN)
+	var w []float64
+	for r := 0; r < opts.Bootstrap; r++ {
+		if r%16 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		w = boot.Next(w)
+		p := sorted.Sweep(w)
+		nan := math.NaN()
+		t, a, ap := nan, nan, nan
+		if p[0].Positives() > 0 && p[0].Negatives() > 0 {
+			if k, err := opts.Objective.Choose(p); err == nil {
+				t = p[k].Threshold
+			}
+			a, _ = stats.AUC(p)
+			ap, _ = stats.AveragePrecision(p)
+		}
+		var c stats.Confusion
+		for i := range bs {
+			pred := scores[i] >= thr
+			if oof != nil {
+				pred = oof[i]
+			}
+			c.Add(pred, labels[i], w[i])
+		}
+		for k, v := range []float64{t, a, ap, c.F1(), c.Accuracy(), c.MCC(), c.Precision(), c.Recall(), c.BalancedAccuracy(), c.Kappa()} {
+			vals[k] = append(vals[k], v)
+		}
+	}
+	method := fmt.Sprintf("bootstrap by dialog, %d replicates", opts.Bootstrap)
+	withCI(res.Threshold, vals[bThr], opts.Level, method)
+	withCI(res.ROCAUC, vals[bAUC], opts.Level, method)
+	withCI(res.AveragePrecision, vals[bAP], opts.Level, method)
+	f := res.Figures
+	for k, e := range []*Estimate{f.F1, f.Accuracy, f.MCC, f.Precision, f.Recall, f.BalancedAccuracy, f.Kappa} {
+		withCI(e, vals[bF1+k], opts.Level, method)
+	}
+	return nil
+}
+
+// splitFolds finds the largest k <= opts.Folds for which every training
+// part holds both classes.
+func splitFolds(groups []int, labels []bool, opts Options) (folds []int, k int, err error) {
+	ng := 0
+	for _, g := range groups {
+		ng = max(ng, g+1)
+	}
+	for k = min(opts.Folds, ng); k >= 2; k-- {
+		folds, err = stats.KFoldByGroup(groups, labels, k, opts.Seed)
+		if err != nil {
+			return nil, 0, err
+		}
+		ok := true
+		for f := 0; f < k && ok; f++ {
+			var pos, neg, test int
+			for i := range labels {
+				switch {
+				case folds[i] == f:
+					test++
+				case labels[i]:
+					pos++
+				default:
+					neg++
+				}
+			}
+			ok = test > 0 && pos > 0 && neg > 0
+		}
+		if ok {
+			return folds, k, nil
+		}
+	}
+	return nil, 0, &Error{Err: ErrTooFewLabels,
+		Detail: fmt.Sprintf("the %d binary labels come from %d dialog(s); cross-validation by dialog needs at least 2 dialogs, with both classes outside every held-out fold", len(labels), ng),
+		Fix:    "label turns in more dialogs, lower --folds, or pass --no-cv to fit and score on the same rows (in-sample figures, optimistic)"}
+}
+
+func minMax(v []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+func figuresOf(c stats.Confusion) *Figures {
+	e := func(v float64) *Estimate { return &Estimate{Value: v} }
+	return &Figures{Confusion: countsOf(c), F1: e(c.F1()), Accuracy: e(c.Accuracy()), MCC: e(c.MCC()),
+		Precision: e(c.Precision()), Recall: e(c.Recall()), BalancedAccuracy: e(c.BalancedAccuracy()), Kappa: e(c.Kappa())}
+}
+
+func withCI(e *Estimate, vals []float64, level float64, method string) {
+	if e == nil {
+		return
+	}
+	if lo, hi, ok := stats.PercentileCI(vals, level); ok {
+		e.Low, e.High, e.CI = &lo, &hi, method
+	}
+}
+
+// correlate relates scores to graded human scores (Pearson, Spearman,
+// Kendall) and to binary labels (point-biserial). Undefined figures (a
+// constant series, fewer than 3 points) are left out with a warning.
+func correlate(ctx context.Context, s []Sample, opts Options, warn *[]string, scope string) (*Correlations, error) {
+	var gx, gy []float64
+	var gg []string
+	var bx []float64
+	var bl []bool
+	var bg []string
+	for _, x := range s {
+		if x.HasHuman {
+			gx, gy, gg = append(gx, x.Score), append(gy, x.Human), append(gg, x.Group)
+		}
+		if x.HasLabel {
+			bx, bl, bg = append(bx, x.Score), append(bl, x.Label), append(bg, x.Group)
+		}
+	}
+	c := &Correlations{GradedN: len(gx)}
+	type corr struct {
+		name string
+		f    func(x, y []float64) (float64, error)
+		dst  **Estimate
+	}
+	if len(gx) > 0 {
+		for _, k := range []corr{{"Pearson", stats.Pearson, &c.Pearson}, {"Spearman", stats.Spearman, &c.Spearman}, {"Kendall", stats.KendallTauB, &c.Kendall}} {
+			e, err := estimateCorr(ctx, k.f, gx, gy, gg, opts, k.name == "Pearson")
+			if err != nil {
+				if !errors.Is(err, stats.ErrUndefined) {
+					return nil, err
+				}
+				*warn = append(*warn, fmt.Sprintf("%s: %s correlation with human_score left out: %v", scope, k.name, err))
+				continue
+			}
+			*k.dst = e
+		}
+	}
+	if len(bx) > 0 {
+		y := make([]float64, len(bl))
+		for i, l := range bl {
+			if l {
+				y[i] = 1
+			}
+		}
+		e, err := estimateCorr(ctx, stats.Pearson, bx, y, bg, opts, true)
+		if err != nil {
+			if !errors.Is(err, stats.ErrUndefined) {
+				return nil, err
+			}
+			*warn = append(*warn, fmt.Sprintf("%s: point-biserial correlation with human_label left out: %v", scope, err))
+		} else {
+			c.PointBiserial = e
+		}
+	}
+	if c.Pearson == nil && c.Spearman == nil && c.Kendall == nil && c.PointBiserial == nil && c.GradedN == 0 {
+		return nil, nil
+	}
+	return c, nil
+}
+
+func estimateCorr(ctx context.Context, f func(x, y []float64) (float64, error), x, y []float64, group []string, opts Options, fisher bool) (*Estimate, error) {
+	v, err := f(x, y)
+	if err != nil {
+		return nil, err
+	}
+	e := &Estimate{Value: v}
+	if opts.Bootstrap == 0 {
+		if fisher {
+			if lo, hi, err := stats.FisherZCI(v, len(x), opts.Level); err == nil {
+				e.Low, e.High, e.CI = &lo, &hi, "fisher-z"
+			}
+		}
+		return e, nil
+	}
+	groups, _ := stats.GroupIndex(group)
+	boot, err := stats.NewBootstrap(groups, opts.Seed)
+	if err != nil {
+		return nil, err
+	}
+	var w []float64
+	var idx []int
+	rx, ry := make([]float64, 0, len(x)), make([]float64, 0, len(y))
+	vals := make([]float64, 0, opts.Bootstrap)
+	for r := 0; r < opts.Bootstrap; r++ {
+		if r%16 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		w = boot.Next(w)
+		idx = stats.Expand(w, idx)
+		rx, ry = rx[:0], ry[:0]
+		for _, i := range idx {
+			rx, ry = append(rx, x[i]), append(ry, y[i])
+		}
+		b, err := f(rx, ry)
+		if err != nil {
+			b = math.NaN()
+		}
+		vals = append(vals, b)
+	}
+	withCI(e, vals, opts.Level, fmt.Sprintf("bootstrap by dialog, %d replicates", opts.Bootstrap))
+	return e, nil
+}
+
+// fitGroups fits per-sub-metric and per-field thresholds.
+func fitGroups(ctx context.Context, res *Result, s []Sample, opts Options) error {
+	bySub := map[string][]Sample{}
+	byField := map[string][]Sample{}
+	for _, x := range s {
+		if x.SubMetric != "" {
+			bySub[x.SubMetric] = append(bySub[x.SubMetric], x)
+		}
+		if x.Field != "" {
+			byField[x.Field] = append(byField[x.Field], x)
+		}
+	}
+	if len(bySub) > 0 {
+		res.SubMetrics = map[string]*GroupResult{}
+		for _, k := range sortedKeys(bySub) {
+			g, err := fitGroup(ctx, bySub[k], opts, true, &res.Warnings, k)
+			if err != nil {
+				return fmt.Errorf("sub-metric %s: %w", k, err)
+			}
+			res.SubMetrics[k] = g
+		}
+	}
+	if len(byField) > 0 {
+		res.Fields = map[string]*GroupResult{}
+		for _, k := range sortedKeys(byField) {
+			g, err := fitGroup(ctx, byField[k], opts, false, &res.Warnings, k)
+			if err != nil {
+				return fmt.Errorf("field %s: %w", k, err)
+			}
+			res.Fields[k] = g
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func fitGroup(ctx context.Context, s []Sample, opts Options, withCorr bool, warn *[]string, scope string) (*GroupResult, error) {
+	g := &GroupResult{Labels: countLabels(s)}
+	lc := g.Labels
+	var bs []Sample
+	for _, x := range s {
+		if x.HasLabel {
+			bs = append(bs, x)
+		}
+	}
+	if lc.Positive > 0 && lc.Negative > 0 {
+		scores, labels, _ := columns(bs)
+		pts, err := stats.Sweep(scores, labels)
+		if err != nil {
+			return nil, err
+		}
+		g.Points = pts
+		auc, _ := stats.AUC(pts)
+		g.ROCAUC = &auc
+		if lc.Binary >= opts.MinLabels && lc.Positive >= opts.MinPerClass && lc.Negative >= opts.MinPerClass {
+			k, err := opts.Objective.Choose(pts)
+			if err != nil {
+				g.Fallback = fmt.Sprintf("%v", err)
+			} else {
+				t := pts[k].Threshold
+				g.Threshold = &t
+				g.InSample = figuresOf(pts[k].Confusion)
+			}
+		}
+	}
+	if g.Threshold == nil && g.Fallback == "" {
+		g.Fallback = fmt.Sprintf("%d binary labels (%d pass, %d fail); a threshold of its own needs %d with %d of each class, so the more general threshold applies",
+			lc.Binary, lc.Positive, lc.Negative, opts.MinLabels, opts.MinPerClass)
+	}
+	if withCorr {
+		c, err := correlate(ctx, s, opts, warn, scope)
+		if err != nil {
+			return nil, err
+		}
+		g.Correlations = c
+	}
+	return g, nil
+}
+
+func agreement(ctx context.Context, v []Verdict, opts Options) (*Agreement, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	auto := make([]bool, len(v))
+	human := make([]bool, len(v))
+	names := make([]string, len(v))
+	a := &Agreement{Turns: len(v)}
+	for i, x := range v {
+		auto[i], human[i], names[i] = x.Auto, x.Human, x.Group
+		if x.Auto != x.Human {
+			a.DisagreementCount++
+			if len(a.Disagreements) < 20 {
+				verdict := "aem fail, human pass"
+				if x.Auto {
+					verdict = "aem pass, human fail"
+				}
+				a.Disagreements = append(a.Disagreements, x.Ref+": "+verdict)
+			}
+		}
+	}
+	c, err := stats.ConfusionOf(auto, human, nil)
+	if err != nil {
+		return nil, err
+	}
+	a.Confusion, a.Accuracy, a.Kappa = countsOf(c), c.Accuracy(), &Estimate{Value: c.Kappa()}
+	if opts.Bootstrap > 0 {
+		groups, _ := stats.GroupIndex(names)
+		boot, err := stats.NewBootstrap(groups, opts.Seed)
+		if err != nil {
+			return nil, err
+		}
+		var w []float64
+		vals := make([]float64, 0, opts.Bootstrap)
+		for r := 0; r < opts.Bootstrap; r++ {
+			if r%64 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			w = boot.Next(w)
+			c, _ := stats.ConfusionOf(auto, human, w)
+			vals = append(vals, c.Kappa())
+		}
+		withCI(a.Kappa, vals, opts.Level, fmt.Sprintf("bootstrap by dialog, %d replicates", opts.Bootstrap))
+	}
+	return a, nil
+}
+
+// Thresholds turns the fit into the thresholds file `aem run --thresholds`
+// reads: the global threshold plus the sub-metric and field thresholds that
+// had enough labels (the others fall back, as metrics.Thresholds.For does).
+func (r *Result) Thresholds(model, source string) (metrics.Thresholds, error) {
+	if r.Threshold == nil {
+		return metrics.Thresholds{}, &Error{Err: ErrNoThreshold, Detail: "only graded human scores were given",
+			Fix: "give binary labels (human_label, a label column) or derive them with --binarize-at"}
+	}
+	t := metrics.Thresholds{Version: 1, Threshold: clampUnit(r.Threshold.Value), Model: model, Source: source}
+	for k, g := range r.SubMetrics {
+		if g.Threshold != nil {
+			if t.SubMetrics == nil {
+				t.SubMetrics = map[string]float64{}
+			}
+			t.SubMetrics[k] = clampUnit(*g.Threshold)
+		}
+	}
+	for k, g := range r.Fields {
+		if g.Threshold != nil {
+			if t.Fields == nil {
+				t.Fields = map[string]float64{}
+			}
+			t.Fields[k] = clampUnit(*g.Threshold)
+		}
+	}
+	return t, nil
+}
+
+// clampUnit keeps a threshold inside [-1, 1], the range of similarities
+// and of the thresholds file. Only the "nothing passes" candidate (just
+// above a top score of 1) lies outside.
+func clampUnit(t float64) float64 { return math.Max(-1, math.Min(1, t)) }

@@ -1,0 +1,210 @@
+package sweep
+
+import (
+	"math"
+
+	"github.com/aem-dev/aem/metrics/stats"
+)
+
+// Sample is one similarity score with the human judgement of it.
+type Sample struct {
+	// Group is the unit of folds and bootstrap resampling: the dialog id
+	// (pairs: the pair's group column, else its row).
+	Group string
+	// SubMetric is the sub-metric the score belongs to (metrics.SubTruthValues,
+	// metrics.SubTruthResponse, metrics.SubCompleteResponse), or "" (pairs).
+	SubMetric string
+	// Field is the "tool.action.param" whose score this is, for parameter
+	// values; "" otherwise.
+	Field string
+	// Score is the similarity the label calibrates.
+	Score float64
+
+	HasLabel bool    // Label is set
+	Label    bool    // human verdict: true = same meaning (pass)
+	HasHuman bool    // Human is set
+	Human    float64 // graded human score (any scale)
+
+	// Ref locates the sample for messages ("dialog d7 turn 3", "row 12").
+	Ref string
+}
+
+// Verdict pairs the automatic verdict on a turn with the human one, for
+// agreement. Every human-labelled turn counts, whether or not its verdict
+// depended on the scorer.
+type Verdict struct {
+	Group string
+	Ref   string
+	Auto  bool
+	Human bool
+}
+
+// Input is what Calibrate works on.
+type Input struct {
+	Samples  []Sample
+	Verdicts []Verdict
+}
+
+// Options configures Calibrate. The zero value is not useful; start from
+// DefaultOptions.
+type Options struct {
+	Objective Objective
+	// Folds is k for k-fold cross-validation by group; below 2 means no
+	// cross-validation (figures are then in-sample). When there are fewer
+	// groups than folds, or a fold's training part lacks a class, fewer
+	// folds are used (with a warning), down to 2.
+	Folds int
+	// Seed drives the fold split and the bootstrap.
+	Seed uint64
+	// Bootstrap is the number of bootstrap replicates for confidence
+	// intervals; 0 disables them.
+	Bootstrap int
+	// Level is the confidence level of intervals (0.95).
+	Level float64
+	// MinLabels and MinPerClass are how many binary labels a field or
+	// sub-metric needs, in all and of each class, to get its own threshold.
+	MinLabels   int
+	MinPerClass int
+	// BinarizeAt, when not NaN, labels samples that have a graded human
+	// score but no binary label as pass when Human >= BinarizeAt.
+	BinarizeAt float64
+}
+
+// DefaultOptions: F1, 5 folds, seed 1, 1000 bootstrap replicates, 95%
+// intervals, 30 labels (5 of each class) for a field or sub-metric threshold.
+func DefaultOptions() Options {
+	return Options{Objective: Objective{Name: "f1"}, Folds: 5, Seed: 1, Bootstrap: 1000, Level: 0.95,
+		MinLabels: 30, MinPerClass: 5, BinarizeAt: math.NaN()}
+}
+
+// Estimate is a figure with an optional confidence interval.
+type Estimate struct {
+	Value float64  `json:"value"`
+	Low   *float64 `json:"ci_low,omitempty"`
+	High  *float64 `json:"ci_high,omitempty"`
+	// CI says how the interval was made ("bootstrap by group", "fisher-z").
+	CI string `json:"ci_method,omitempty"`
+}
+
+// Counts is a confusion matrix in whole counts.
+type Counts struct {
+	TP int `json:"tp"`
+	FP int `json:"fp"`
+	TN int `json:"tn"`
+	FN int `json:"fn"`
+}
+
+func countsOf(c stats.Confusion) Counts {
+	r := func(x float64) int { return int(math.Round(x)) }
+	return Counts{TP: r(c.TP), FP: r(c.FP), TN: r(c.TN), FN: r(c.FN)}
+}
+
+// Figures are the classification figures at one threshold.
+type Figures struct {
+	Confusion        Counts    `json:"confusion"`
+	F1               *Estimate `json:"f1"`
+	Accuracy         *Estimate `json:"accuracy"`
+	MCC              *Estimate `json:"mcc"`
+	Precision        *Estimate `json:"precision"`
+	Recall           *Estimate `json:"recall"`
+	BalancedAccuracy *Estimate `json:"balanced_accuracy"`
+	Kappa            *Estimate `json:"kappa"`
+}
+
+// Correlations relate scores to human judgement.
+type Correlations struct {
+	// GradedN is the number of samples with a graded human score.
+	GradedN int `json:"graded_n,omitempty"`
+	// Pearson, Spearman and Kendall (tau-b) are against the graded score.
+	Pearson  *Estimate `json:"pearson,omitempty"`
+	Spearman *Estimate `json:"spearman,omitempty"`
+	Kendall  *Estimate `json:"kendall,omitempty"`
+	// PointBiserial is against the binary label.
+	PointBiserial *Estimate `json:"point_biserial,omitempty"`
+}
+
+// LabelCounts says what labels were used.
+type LabelCounts struct {
+	Samples  int `json:"samples"`
+	Binary   int `json:"binary"`
+	Positive int `json:"positive"`
+	Negative int `json:"negative"`
+	Graded   int `json:"graded"`
+	Groups   int `json:"groups"`
+}
+
+// FoldInfo describes cross-validation.
+type FoldInfo struct {
+	Requested  int       `json:"requested"`
+	Used       int       `json:"used"`
+	Seed       uint64    `json:"seed"`
+	Sizes      []int     `json:"sizes"`      // labelled samples per fold
+	Thresholds []float64 `json:"thresholds"` // threshold fitted without each fold
+	Mean       float64   `json:"mean"`
+	SD         float64   `json:"sd"`
+	Min        float64   `json:"min"`
+	Max        float64   `json:"max"`
+}
+
+// GroupResult is the calibration of one sub-metric or field.
+type GroupResult struct {
+	Labels LabelCounts `json:"labels"`
+	// Threshold is set when the group had enough labels to get its own
+	// (fitted in-sample); otherwise Fallback says why it uses the next more
+	// general one.
+	Threshold *float64 `json:"threshold,omitempty"`
+	Fallback  string   `json:"fallback,omitempty"`
+	// InSample are the figures at Threshold on the group's own labels.
+	InSample *Figures `json:"in_sample,omitempty"`
+	ROCAUC   *float64 `json:"roc_auc,omitempty"`
+	*Correlations
+
+	// Points is the group's sweep (when it has both classes).
+	Points []stats.Point `json:"-"`
+}
+
+// Agreement compares the automatic turn verdicts with the human ones.
+type Agreement struct {
+	Turns     int       `json:"turns"`
+	Confusion Counts    `json:"confusion"`
+	Accuracy  float64   `json:"accuracy"`
+	Kappa     *Estimate `json:"kappa"`
+	// Disagreements lists up to 20 turns where the verdicts differ, the
+	// first ones to show a reviewer.
+	Disagreements []string `json:"disagreements,omitempty"`
+	// DisagreementCount is how many turns differ in all.
+	DisagreementCount int `json:"disagreement_count"`
+}
+
+// Result is the outcome of Calibrate. Its JSON form is the body of
+// summary.json; the Figures are the held-out ones when Evaluation says
+// cross-validated.
+type Result struct {
+	Objective string `json:"objective"`
+	// Evaluation says how the figures were obtained: "cross-validated" or
+	// "in-sample" (fitted and scored on the same rows: optimistic).
+	Evaluation string      `json:"evaluation"`
+	Labels     LabelCounts `json:"labels"`
+
+	// Threshold is the threshold fitted on all labelled samples, with a
+	// bootstrap interval of the refitted threshold.
+	Threshold *Estimate `json:"threshold,omitempty"`
+	Folds     *FoldInfo `json:"folds,omitempty"`
+	*Figures
+	ROCAUC           *Estimate `json:"roc_auc,omitempty"`
+	AveragePrecision *Estimate `json:"average_precision,omitempty"`
+	// InSample are the figures at Threshold on all labelled samples, shown
+	// beside held-out figures so the optimism is visible.
+	InSample *Figures `json:"in_sample,omitempty"`
+	*Correlations
+
+	SubMetrics map[string]*GroupResult `json:"sub_metrics,omitempty"`
+	Fields     map[string]*GroupResult `json:"fields,omitempty"`
+	Agreement  *Agreement              `json:"agreement,omitempty"`
+	Warnings   []string                `json:"warnings,omitempty"`
+
+	// Points is the sweep over all binary-labelled samples, ascending by
+	// threshold; Chosen indexes the chosen point.
+	Points []stats.Point `json:"-"`
+	Chosen int           `json:"-"`
+}
