@@ -22,9 +22,9 @@ type bundle struct {
 // dialogStream reads the dialogs of a (turns, dialogs, index) file triple
 // in order.
 type dialogStream struct {
-	files                   []*parquetFile
-	turns, dialogs, index   *rowIter
-	n                       int64
+	files                 []*parquetFile
+	turns, dialogs, index *rowIter
+	n                     int64
 }
 
 func openDialogStream(turnsPath, dialogsPath, indexPath string) (*dialogStream, error) {
@@ -132,8 +132,8 @@ func newAssembler(dir string, ts *turnSchema, rowGroupSize int, withOrdinals boo
 
 func (a *assembler) add(b *bundle) error {
 	for _, raw := range b.turnsRaw {
-		var tr TurnRow
-		if err := turnRowSchema.Reconstruct(&tr, baseColumns(raw, a.baseLeafs)); err != nil {
+		tr, err := turnStatOf(raw)
+		if err != nil {
 			return fmt.Errorf("%w: decoding a turn of dialog %q: %v", ErrCorruptOutput, b.idx.DialogID, err)
 		}
 		if tr.DialogID != b.idx.DialogID {
@@ -156,14 +156,61 @@ func (a *assembler) add(b *bundle) error {
 	return nil
 }
 
-// baseColumns returns the values of a row's first n leaf columns.
-func baseColumns(row parquet.Row, n int) parquet.Row {
-	for i, v := range row {
-		if v.Column() >= n {
-			return row[:i]
+// statColumns are the leaf columns of turns.parquet the summary needs.
+var statColumns = func() (c struct{ dialogID, pass, reason, structure, completeness, truthfulness, bucket, rootCause int }) {
+	idx := func(name string) int {
+		leaf, ok := turnRowSchema.Lookup(name)
+		if !ok {
+			panic("batch: TurnRow has no column " + name)
 		}
+		return leaf.ColumnIndex
 	}
-	return row
+	c.dialogID, c.pass, c.reason = idx("dialog_id"), idx("pass"), idx("failure_reason")
+	c.structure, c.completeness, c.truthfulness = idx("structure"), idx("completeness"), idx("truthfulness")
+	c.bucket, c.rootCause = idx("chain_bucket"), idx("root_cause")
+	return c
+}()
+
+// turnStatOf decodes the few columns of a turns.parquet row that the
+// summary needs, without decoding the rest (they are all top-level
+// non-repeated columns: one value each).
+func turnStatOf(row parquet.Row) (TurnRow, error) {
+	var tr TurnRow
+	seen := 0
+	optional := func(v parquet.Value) *string {
+		if v.IsNull() {
+			return nil
+		}
+		s := string(v.ByteArray())
+		return &s
+	}
+	for _, v := range row {
+		switch v.Column() {
+		case statColumns.dialogID:
+			tr.DialogID = string(v.ByteArray())
+		case statColumns.pass:
+			tr.Pass = v.Boolean()
+		case statColumns.reason:
+			tr.FailureReason = optional(v)
+		case statColumns.structure:
+			tr.Structure = string(v.ByteArray())
+		case statColumns.completeness:
+			tr.Completeness = string(v.ByteArray())
+		case statColumns.truthfulness:
+			tr.Truthfulness = string(v.ByteArray())
+		case statColumns.bucket:
+			tr.ChainBucket = optional(v)
+		case statColumns.rootCause:
+			tr.RootCause = v.Boolean()
+		default:
+			continue
+		}
+		seen++
+	}
+	if seen != 8 {
+		return TurnRow{}, fmt.Errorf("row has %d of the 8 summary columns", seen)
+	}
+	return tr, nil
 }
 
 // commitData renames the data files into place; the caller writes

@@ -72,8 +72,8 @@ func benchRun(b *testing.B, turns int) {
 // lastStats keeps the final Stats of a run.
 type lastStats struct{ s *Stats }
 
-func (l *lastStats) Start(int64)          {}
-func (l *lastStats) Update(Stats)         {}
+func (l *lastStats) Start(int64)           {}
+func (l *lastStats) Update(Stats)          {}
 func (l *lastStats) Done(s Stats, _ error) { *l.s = s }
 
 // BenchmarkRun100k runs the pipeline end to end over ~100k generated turns
@@ -86,6 +86,12 @@ func BenchmarkRun1M(b *testing.B) {
 		b.Skip("1M turns: run without -short")
 	}
 	benchRun(b, 1_000_000)
+}
+
+// benchScorer, set by bench_embed_test.go (build tag aembench), opens the
+// embedding scorer when AEM_BENCH_SCORER=embed; nil scorer means Lexical.
+var benchScorer = func(ctx context.Context) (metrics.Scorer, func() map[string]any, func(), error) {
+	return nil, nil, nil, nil
 }
 
 // TestBenchTool is driven by scripts/bench through environment variables,
@@ -114,8 +120,16 @@ func TestBenchTool(t *testing.T) {
 	}
 	var stats Stats
 	workers, _ := strconv.Atoi(os.Getenv("AEM_BENCH_WORKERS"))
+	var scorer metrics.Scorer = metrics.Lexical{}
+	extra := func() map[string]any { return nil }
+	if s, st, closeFn, err := benchScorer(ctx); err != nil {
+		t.Fatal(err)
+	} else if s != nil {
+		scorer, extra = s, st
+		defer closeFn()
+	}
 	start := time.Now()
-	sum, err := Run(ctx, Options{Input: in, OutDir: os.Getenv("AEM_BENCH_OUT"), Workers: workers, Scorer: metrics.Lexical{}, Progress: &lastStats{s: &stats}})
+	sum, err := Run(ctx, Options{Input: in, OutDir: os.Getenv("AEM_BENCH_OUT"), Workers: workers, Scorer: scorer, Progress: &lastStats{s: &stats}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +140,8 @@ func TestBenchTool(t *testing.T) {
 		"turns": sum.Turns, "dialogs": sum.Dialogs, "wall_s": wall, "turns_per_s": float64(sum.Turns) / wall,
 		"scorer_s": stats.ScorerTime.Seconds(), "scorer_pairs": stats.ScorerPairs,
 		"scorer_share_of_cpu_wall": stats.ScorerTime.Seconds() / (wall * float64(runtime.GOMAXPROCS(0))),
-		"timings": sum.Timings, "go_heap_sys_mb": float64(ms.HeapSys) / (1 << 20),
+		"timings":                  sum.Timings, "go_heap_sys_mb": float64(ms.HeapSys) / (1 << 20),
+		"scorer_id": sum.Scorer, "scorer_stats": extra(),
 	})
 	fmt.Println(string(out))
 }

@@ -16,9 +16,9 @@ import (
 type sharedDriver struct{ b *blob.Bucket }
 
 func (d sharedDriver) ErrorCode(err error) gcerrors.ErrorCode { return gcerrors.Code(err) }
-func (d sharedDriver) As(any) bool                          { return false }
-func (d sharedDriver) ErrorAs(error, any) bool              { return false }
-func (d sharedDriver) Close() error                         { return nil }
+func (d sharedDriver) As(any) bool                            { return false }
+func (d sharedDriver) ErrorAs(error, any) bool                { return false }
+func (d sharedDriver) Close() error                           { return nil }
 
 func (d sharedDriver) Attributes(ctx context.Context, key string) (*driver.Attributes, error) {
 	a, err := d.b.Attributes(ctx, key)

@@ -146,16 +146,17 @@ func newPartWriter(dir string, seq int, schema *turnSchema, firstOrdinal int64, 
 	p.info = partInfo{Name: p.name, FirstOrdinal: firstOrdinal, NextOrdinal: firstOrdinal}
 	t, d, i := partFiles(dir, p.name)
 	// One row group per part: parts are small and read back sequentially.
+	// Snappy: parts are temporary, so compress fast rather than small.
 	const rg = 1 << 30
 	var err error
-	if p.turns, err = createRowFile(t, schema.schema, rg, wrap); err != nil {
+	if p.turns, err = createRowFileCodec(t, schema.schema, rg, &parquet.Snappy, wrap); err != nil {
 		return nil, err
 	}
-	if p.dialogs, err = createRowFile(d, dialogRowSchema, rg, wrap); err != nil {
+	if p.dialogs, err = createRowFileCodec(d, dialogRowSchema, rg, &parquet.Snappy, wrap); err != nil {
 		p.turns.Abort()
 		return nil, err
 	}
-	if p.index, err = createRowFile(i, indexRowSchema, rg, wrap); err != nil {
+	if p.index, err = createRowFileCodec(i, indexRowSchema, rg, &parquet.Snappy, wrap); err != nil {
 		p.turns.Abort()
 		p.dialogs.Abort()
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -45,21 +46,21 @@ func WriteJSONLines(ctx context.Context, path string, w io.Writer, opts ShowOpti
 		return 0, fmt.Errorf("opening %s as Parquet: %w", path, err)
 	}
 	schema := pf.Schema()
+	var all []string
+	for _, field := range schema.Fields() {
+		all = append(all, field.Name())
+	}
 	names := opts.Columns
 	if len(names) == 0 {
-		for _, field := range schema.Fields() {
-			names = append(names, field.Name())
-		}
+		names = all
 	}
 	for _, name := range names {
-		if _, ok := schema.Lookup(name); !ok {
+		if !slices.Contains(all, name) {
 			return 0, fmt.Errorf("%s has no column %q", path, name)
 		}
 	}
-	if opts.DialogID != "" {
-		if _, ok := schema.Lookup("dialog_id"); !ok {
-			return 0, fmt.Errorf("%s has no dialog_id column to select dialog %q by", path, opts.DialogID)
-		}
+	if opts.DialogID != "" && !slices.Contains(all, "dialog_id") {
+		return 0, fmt.Errorf("%s has no dialog_id column to select dialog %q by", path, opts.DialogID)
 	}
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
@@ -85,7 +86,7 @@ func writeRowGroupJSON(ctx context.Context, rg parquet.RowGroup, schema *parquet
 		}
 		k, err := rows.ReadRows(buf)
 		for _, row := range buf[:k] {
-			var m map[string]any
+			m := map[string]any{}
 			if err := schema.Reconstruct(&m, row); err != nil {
 				return true, err
 			}

@@ -28,6 +28,9 @@ type location struct {
 }
 
 func parseLocation(s string) (location, error) {
+	if s == "" {
+		return location{}, fmt.Errorf("%w: empty location", ErrUnreadableLocation)
+	}
 	if !urlScheme.MatchString(s) {
 		return location{raw: s, local: s}, nil
 	}
@@ -45,8 +48,11 @@ func parseLocation(s string) (location, error) {
 		}
 		return location{raw: s, local: filepath.FromSlash(p)}, nil
 	}
-	b := url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
-	return location{raw: s, bucketURL: b.String(), key: strings.TrimPrefix(u.Path, "/")}, nil
+	bucket := u.Scheme + "://" + u.Host
+	if u.RawQuery != "" {
+		bucket += "?" + u.RawQuery
+	}
+	return location{raw: s, bucketURL: bucket, key: strings.TrimLeft(u.Path, "/")}, nil
 }
 
 func (l location) remote() bool { return l.local == "" }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 )
 
 // writeWrapper lets tests inject faults (a full disk) into file writes.
@@ -115,12 +116,16 @@ type rowFile struct {
 }
 
 func createRowFile(path string, schema *parquet.Schema, rowGroupSize int, wrap writeWrapper) (*rowFile, error) {
+	return createRowFileCodec(path, schema, rowGroupSize, &parquet.Zstd, wrap)
+}
+
+func createRowFileCodec(path string, schema *parquet.Schema, rowGroupSize int, codec compress.Codec, wrap writeWrapper) (*rowFile, error) {
 	t, err := createTemp(path, wrap)
 	if err != nil {
 		return nil, err
 	}
 	w := parquet.NewWriter(t, schema,
-		parquet.Compression(&parquet.Zstd),
+		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(int64(rowGroupSize)),
 		parquet.CreatedBy("aem", "1", ""),
 	)

@@ -1,9 +1,11 @@
 package batch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -125,8 +127,8 @@ func TestDeterministicAcrossWorkersAndChunks(t *testing.T) {
 	o.Workers = 1
 	mustRun(t, o)
 	for _, c := range []struct {
-		name                     string
-		workers, chunk, ckpt     int
+		name                 string
+		workers, chunk, ckpt int
 	}{{"w4", 4, 40, 150}, {"w3-small-chunks", 3, 1, 7}, {"w2-big-chunks", 2, 10000, 100000}} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, c.name)
@@ -191,4 +193,79 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestEmptyAndJSONInputs(t *testing.T) {
+	dir := t.TempDir()
+	empty := writeGolden(t, dir, nil)
+	out := filepath.Join(dir, "empty")
+	s := mustRun(t, baseOptions(empty, out))
+	if s.Dialogs != 0 || s.Turns != 0 || s.LatencyCorrelation != nil {
+		t.Fatalf("empty input summary %+v", s)
+	}
+	rd, err := ReadRun(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd.Close()
+
+	// JSON Lines input (no extra columns), same results as its Parquet form.
+	ds := genDialogs(15, 30)
+	pq := writeGolden(t, dir, ds)
+	jsonl := filepath.Join(dir, "golden.jsonl")
+	if err := os.WriteFile(jsonl, toJSONL(t, ds), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "pq"), filepath.Join(dir, "jsonl")
+	mustRun(t, baseOptions(pq, a))
+	mustRun(t, baseOptions(jsonl, b))
+	if !bytes.Equal(readFile(t, filepath.Join(a, TurnsFile)), readFile(t, filepath.Join(b, TurnsFile))) {
+		t.Error("turns.parquet differs between Parquet and JSONL input")
+	}
+}
+
+// toJSONL encodes dialogs in the JSON Lines import format of the write-up.
+func toJSONL(t *testing.T, ds []metrics.Dialog) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	for _, d := range ds {
+		var turns []map[string]any
+		for _, tn := range d.Turns {
+			m := map[string]any{"turn_no": tn.TurnNo, "turn": string(tn.Role), "tags": tn.Tags}
+			side := func(has bool, resp string, c metrics.Call) any {
+				if !has {
+					return nil
+				}
+				if tn.Role == metrics.RoleTool {
+					return map[string]any{"tool_id": c.ToolID, "action": c.Action, "args": c.Args}
+				}
+				return map[string]any{"response": resp}
+			}
+			if g := side(tn.HasGold, tn.GoldResponse, tn.Gold); g != nil {
+				m["gold_turn"] = g
+			}
+			if p := side(tn.HasPredict, tn.PredictResponse, tn.Predict); p != nil {
+				m["predict_turn"] = p
+			}
+			if tn.Weight != nil {
+				m["weight"] = *tn.Weight
+			}
+			if tn.Critical {
+				m["critical"] = true
+			}
+			if tn.LatencyMS != nil {
+				m["latency_ms"] = *tn.LatencyMS
+			}
+			if tn.HumanLabel != nil {
+				m["human_label"] = *tn.HumanLabel
+			}
+			turns = append(turns, m)
+		}
+		line, err := json.Marshal(map[string]any{"dialog_id": d.ID, "turns": turns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(append(line, '\n'))
+	}
+	return buf.Bytes()
 }

@@ -200,11 +200,11 @@ func ranks(x []float64) []float64 {
 // summary.json and checked on resume and merge.
 func settingsOf(cfg metrics.Config, o Options) map[string]string {
 	s := map[string]string{
-		"cascade":                 string(cfg.Cascade),
-		"composition.rule":        string(cfg.Composition.Rule),
-		"composition.gate_cap":    fmtFloat(cfg.Composition.GateCap),
-		"composition.pass_score":  fmtFloat(cfg.Composition.PassScore),
-		"numeric_tolerance":       fmtFloat(cfg.NumericTolerance),
+		"cascade":                string(cfg.Cascade),
+		"composition.rule":       string(cfg.Composition.Rule),
+		"composition.gate_cap":   fmtFloat(cfg.Composition.GateCap),
+		"composition.pass_score": fmtFloat(cfg.Composition.PassScore),
+		"numeric_tolerance":      fmtFloat(cfg.NumericTolerance),
 	}
 	keys := make([]string, 0, len(cfg.Composition.MinRates))
 	for k := range cfg.Composition.MinRates {

@@ -78,7 +78,7 @@ func openGo(info *ModelInfo) (b backend, err error) {
 	if err := m.VariablesToContext(ctx); err != nil {
 		return nil, fmt.Errorf("%w: loading the weights of %s: %v", ErrModelInvalid, info.WeightsPath, err)
 	}
-	be, err := backends.NewWithConfig("go")
+	be, err := backends.NewWithConfig("go:ops_sequential")
 	if err != nil {
 		return nil, fmt.Errorf("starting the gomlx go backend: %w", err)
 	}

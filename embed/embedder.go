@@ -487,27 +487,38 @@ func (e *Embedder) runJobs(jobs []*job) {
 	}
 }
 
-// runBatch pads a chunk into one batch and runs the model.
-func (e *Embedder) runBatch(chunk []*job) ([][]float32, error) {
+// buildBatch pads a chunk (sorted by length) into one batch: right padding
+// with id 0 and attention mask 0, the sequence length rounded up to the
+// backend's multiple (never past the token cap) and at least 1.
+func (e *Embedder) buildBatch(chunk []tokenized) (in *batchInput, real int) {
 	seq := 0
-	real := 0
-	for _, jb := range chunk {
-		seq = max(seq, len(jb.tok.ids))
-		real += len(jb.tok.ids)
+	for _, tk := range chunk {
+		seq = max(seq, len(tk.ids))
+		real += len(tk.ids)
 	}
 	seq = max(seq, 1) // a string with no tokens is one padding slot (mask 0)
 	if e.seqMult > 1 {
 		seq = min((seq+e.seqMult-1)/e.seqMult*e.seqMult, max(seq, e.info.MaxTokens))
 	}
 	b := len(chunk)
-	in := &batchInput{batch: b, seq: seq, ids: make([]int64, b*seq), mask: make([]int64, b*seq), types: make([]int64, b*seq)}
-	for r, jb := range chunk {
-		copy(in.ids[r*seq:], jb.tok.ids)
-		copy(in.types[r*seq:], jb.tok.types)
-		for c := range jb.tok.ids {
+	in = &batchInput{batch: b, seq: seq, ids: make([]int64, b*seq), mask: make([]int64, b*seq), types: make([]int64, b*seq)}
+	for r, tk := range chunk {
+		copy(in.ids[r*seq:], tk.ids)
+		copy(in.types[r*seq:], tk.types)
+		for c := range tk.ids {
 			in.mask[r*seq+c] = 1
 		}
 	}
+	return in, real
+}
+
+// runBatch runs one chunk of jobs through the model.
+func (e *Embedder) runBatch(chunk []*job) ([][]float32, error) {
+	toks := make([]tokenized, len(chunk))
+	for i, jb := range chunk {
+		toks[i] = jb.tok
+	}
+	in, real := e.buildBatch(toks)
 	start := time.Now()
 	out, dims, err := e.be.run(in)
 	e.st.modelNanos.Add(int64(time.Since(start)))
@@ -515,9 +526,9 @@ func (e *Embedder) runBatch(chunk []*job) ([][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.st.embedded.Add(int64(b))
+	e.st.embedded.Add(int64(in.batch))
 	e.st.tokens.Add(int64(real))
-	e.st.padded.Add(int64(b * seq))
+	e.st.padded.Add(int64(in.batch * in.seq))
 	return vectors(out, dims, in, e.plan.tokenLevel, e.info.Pooling)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/aem-dev/aem/models/usetok"
@@ -113,12 +114,34 @@ func sanitize(s string, maxTokens int) string {
 }
 
 // encode tokenizes one sanitized string, truncated to maxTokens.
-func (t *textTokenizer) encode(s string) (out tokenized, err error) {
+//
+// sugarme/tokenizer fails (panics, recovered here) on some strings with
+// control characters under some normalisers; such a string is tokenized again
+// with its control characters replaced by spaces, which is what BERT-style
+// normalisers do anyway.
+func (t *textTokenizer) encode(s string) (tokenized, error) {
 	if t.use != nil {
 		ids := t.use.Encode(s)
 		ids = ids[:min(len(ids), t.maxTokens):min(len(ids), t.maxTokens)]
 		return tokenized{ids: ids, types: make([]int64, len(ids))}, nil
 	}
+	out, err := t.encodeHF(s)
+	if err == nil {
+		return out, nil
+	}
+	clean := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if clean == s {
+		return out, err
+	}
+	return t.encodeHF(clean)
+}
+
+func (t *textTokenizer) encodeHF(s string) (out tokenized, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: tokenizing a %d-byte string: %v", ErrTokenizer, len(s), r)

@@ -357,15 +357,19 @@ func TestBadRunDirs(t *testing.T) {
 		{"summary wrong type", func(t *testing.T, dir string) string {
 			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte(`{"version": 1, "scorer": "x", "turns": "many"}`), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.SummaryFile, -1, "turns"},
+		}, ErrCorruptFile, batch.SummaryFile, -1, ""},
 		{"summary of something else", func(t *testing.T, dir string) string {
 			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte(`{}`), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.SummaryFile, -1, "version/scorer"},
+		}, ErrCorruptFile, batch.SummaryFile, -1, ""},
+		{"summary without scorer", func(t *testing.T, dir string) string {
+			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte(`{"version": 1, "turns": 20, "dialogs": 4}`), 0o644)
+			return dir
+		}, ErrCorruptFile, batch.SummaryFile, -1, "scorer"},
 		{"summary counts disagree", func(t *testing.T, dir string) string {
 			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte(`{"version": 1, "scorer": "lexical", "turns": 7, "dialogs": 4}`), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.SummaryFile, -1, ""},
+		}, ErrCorruptFile, batch.TurnsFile, -1, ""},
 		{"bad kind", func(t *testing.T, dir string) string {
 			rows, _ := parquet.ReadFile[batch.TurnRow](filepath.Join(dir, batch.TurnsFile))
 			rows[7].Kind = "context"
@@ -389,14 +393,14 @@ func TestBadRunDirs(t *testing.T) {
 				DialogID string `parquet:"dialog_id"`
 				TurnNo   int64  `parquet:"turn_no"`
 			}
-			parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), []partial{{"d000", 1}})
+			parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), make([]partial, 20))
 			return dir
-		}, ErrCorruptFile, batch.TurnsFile, -1, "kind"},
+		}, ErrCorruptFile, batch.TurnsFile, -1, ""},
 		{"dialogs.parquet is a turns file", func(t *testing.T, dir string) string {
 			data, _ := os.ReadFile(filepath.Join(dir, batch.TurnsFile))
 			os.WriteFile(filepath.Join(dir, batch.DialogsFile), data, 0o644)
 			return dir
-		}, ErrCorruptFile, batch.DialogsFile, -1, "test_pass"},
+		}, ErrCorruptFile, batch.DialogsFile, -1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -411,6 +415,9 @@ func TestBadRunDirs(t *testing.T) {
 			}
 			if re.File != tt.file || re.Row != tt.row || re.Column != tt.column {
 				t.Errorf("RunError file %q row %d column %q, want %q %d %q (%v)", re.File, re.Row, re.Column, tt.file, tt.row, tt.column, err)
+			}
+			if tt.want == ErrCorruptFile && tt.row < 0 && tt.column == "" && !errors.Is(err, batch.ErrCorruptOutput) {
+				t.Errorf("err %v does not match batch.ErrCorruptOutput", err)
 			}
 			if !strings.Contains(err.Error(), filepath.Clean(dir)) {
 				t.Errorf("message %q does not name the directory", err)

@@ -68,7 +68,8 @@ func (g *groupedBars) plot() (*plot.Plot, vg.Length, vg.Length, error) {
 		}
 	}
 	p.Y.Max = math.Max(1, maxV*1.25) // headroom for the legend
-	if maxV > 80 { // a correctness scale: label 0-100 only
+	// On a correctness scale, label 0-100 only (the rest is legend room).
+	if maxV > 80 {
 		var ticks []plot.Tick
 		for v := 0.0; v <= 100; v += 20 {
 			ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})

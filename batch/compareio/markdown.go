@@ -120,8 +120,9 @@ func writeComparison(p printer, c *compare.Comparison, several bool) {
 			fixFlips++
 		}
 	}
-	p("**%d turns regressed** (%d root causes, %d cascades); **%d fixed** (%d root causes, %d cascades). Dialogs whose test_pass flipped: %d to fail, %d to pass.\n\n",
-		ch.Regressed, ch.RegressedRootCauses, ch.RegressedCascades, ch.Fixed, ch.FixedRootCauses, ch.FixedCascades, regFlips, fixFlips)
+	p("**%s regressed** (%s, %s); **%d fixed** (%s, %s). Dialogs whose test_pass flipped: %d to fail, %d to pass.\n\n",
+		count(ch.Regressed, "turn"), count(ch.RegressedRootCauses, "root cause"), count(ch.RegressedCascades, "cascade"),
+		ch.Fixed, count(ch.FixedRootCauses, "root cause"), count(ch.FixedCascades, "cascade"), regFlips, fixFlips)
 
 	p("### Overall and sub-metrics\n\n")
 	statHeader(p, "metric", true)
@@ -338,6 +339,9 @@ func mark(verdict string) string {
 	}
 	return ""
 }
+
+// count writes n and the noun, plural unless n is 1.
+func count(n int, noun string) string { return fmt.Sprintf("%d %s%s", n, noun, plural(n)) }
 
 func plural(n int) string {
 	if n == 1 {

@@ -1,18 +1,13 @@
 package compareio
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics"
@@ -41,83 +36,98 @@ func ReadRuns(ctx context.Context, dirs []string) ([]compare.Run, error) {
 	return runs, nil
 }
 
-// ReadRun reads a run directory written by `aem run`. Errors are
-// *RunError values wrapping ErrNotRunDir, ErrMissingFile or ErrCorruptFile.
+// ReadRun reads a run directory written by `aem run`: a local path, or a
+// blob URL (s3://, gs://, ...) that batch.ReadRun can open. Errors are
+// *RunError values wrapping ErrNotRunDir, ErrMissingFile or ErrCorruptFile
+// (and, for problems batch.ReadRun finds, its sentinel too); a cancelled
+// context is returned as is.
 func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
-	dir = filepath.Clean(dir)
-	info, err := os.Stat(dir)
-	if err != nil || !info.IsDir() {
-		cause := ErrNotRunDir
-		if err != nil {
-			cause = fmt.Errorf("%w: %v", ErrNotRunDir, err)
+	if !strings.Contains(dir, "://") {
+		// Check local directories up front to name the missing file.
+		dir = filepath.Clean(dir)
+		info, err := os.Stat(dir)
+		if err != nil || !info.IsDir() {
+			cause := ErrNotRunDir
+			if err != nil {
+				cause = fmt.Errorf("%w: %v", ErrNotRunDir, err)
+			}
+			return compare.Run{}, &RunError{Dir: dir, Row: -1, Err: cause, Fix: "pass a directory written by 'aem run -o DIR'"}
 		}
-		return compare.Run{}, &RunError{Dir: dir, Row: -1, Err: cause, Fix: "pass a directory written by 'aem run -o DIR'"}
-	}
-	for _, f := range []string{batch.SummaryFile, batch.TurnsFile, batch.DialogsFile} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			return compare.Run{}, &RunError{Dir: dir, File: f, Row: -1, Err: fmt.Errorf("%w: %v", ErrMissingFile, err),
-				Fix: "the run did not finish or the directory is not a run; " + rerunFix}
+		for _, f := range []string{batch.SummaryFile, batch.TurnsFile, batch.DialogsFile} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				return compare.Run{}, &RunError{Dir: dir, File: f, Row: -1, Err: fmt.Errorf("%w: %v", ErrMissingFile, err),
+					Fix: "the run did not finish or the directory is not a run; " + rerunFix}
+			}
 		}
 	}
-	sum, err := readSummary(dir)
+	rd, err := batch.ReadRun(ctx, dir)
 	if err != nil {
-		return compare.Run{}, err
+		return compare.Run{}, wrapBatchError(dir, err)
+	}
+	defer rd.Close()
+	sum := rd.Summary
+	if sum.Scorer == "" {
+		return compare.Run{}, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1, Column: "scorer",
+			Err: fmt.Errorf("%w: the summary names no scorer", ErrCorruptFile), Fix: rerunFix}
 	}
 	ident, err := identity(dir, sum)
 	if err != nil {
 		return compare.Run{}, err
 	}
-	run := compare.Run{Name: dir, Identity: ident}
-	var turnRows, dialogRows int
-	err = readParquet(ctx, dir, batch.TurnsFile, func(row int64, tr *batch.TurnRow) error {
-		turnRows++
-		t, err := turnFromRow(tr)
+	run := compare.Run{Name: dir, Identity: ident, Turns: make([]compare.Turn, 0, sum.Turns), Dialogs: make([]compare.Dialog, 0, sum.Dialogs)}
+	var row int64
+	for tr, err := range rd.Turns(ctx) {
 		if err != nil {
-			return &RunError{Dir: dir, File: batch.TurnsFile, Row: row, Column: err.column, Err: fmt.Errorf("%w: %s", ErrCorruptFile, err.problem), Fix: rerunFix}
+			return compare.Run{}, wrapBatchError(dir, err)
+		}
+		t, prob := turnFromRow(&tr)
+		if prob != nil {
+			return compare.Run{}, &RunError{Dir: dir, File: batch.TurnsFile, Row: row, Column: prob.column,
+				Err: fmt.Errorf("%w: %s", ErrCorruptFile, prob.problem), Fix: rerunFix}
 		}
 		run.Turns = append(run.Turns, t)
-		return nil
-	})
-	if err != nil {
-		return compare.Run{}, err
+		row++
 	}
-	err = readParquet(ctx, dir, batch.DialogsFile, func(row int64, dr *batch.DialogRow) error {
-		dialogRows++
-		run.Dialogs = append(run.Dialogs, dialogFromRow(dr))
-		return nil
-	})
-	if err != nil {
-		return compare.Run{}, err
-	}
-	if turnRows != sum.Turns || dialogRows != sum.Dialogs {
-		return compare.Run{}, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1,
-			Err: fmt.Errorf("%w: summary.json counts %d turns and %d dialogs but turns.parquet has %d rows and dialogs.parquet %d",
-				ErrCorruptFile, sum.Turns, sum.Dialogs, turnRows, dialogRows),
-			Fix: "the files come from different runs; " + rerunFix}
+	for dr, err := range rd.Dialogs(ctx) {
+		if err != nil {
+			return compare.Run{}, wrapBatchError(dir, err)
+		}
+		run.Dialogs = append(run.Dialogs, dialogFromRow(&dr))
 	}
 	return run, nil
 }
 
-func readSummary(dir string) (*batch.Summary, error) {
-	data, err := os.ReadFile(filepath.Join(dir, batch.SummaryFile))
-	if err != nil {
-		return nil, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1, Err: fmt.Errorf("%w: %v", ErrCorruptFile, err), Fix: rerunFix}
+// wrapBatchError turns an error of batch.ReadRun into a *RunError that
+// matches both this package's sentinel and batch's.
+func wrapBatchError(dir string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
 	}
-	var s batch.Summary
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&s); err != nil {
-		col := ""
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			col = te.Field
+	sentinel := ErrCorruptFile
+	switch {
+	case errors.Is(err, batch.ErrIncompleteRun):
+		sentinel = ErrMissingFile
+	case errors.Is(err, batch.ErrUnreadableLocation):
+		sentinel = ErrNotRunDir
+	}
+	return &RunError{Dir: dir, File: fileNamed(err.Error()), Row: -1, Err: alsoIs{sentinel, err}, Fix: rerunFix}
+}
+
+// alsoIs is err, printed as is, that also matches sentinel.
+type alsoIs struct{ sentinel, err error }
+
+func (a alsoIs) Error() string   { return a.err.Error() }
+func (a alsoIs) Unwrap() []error { return []error{a.sentinel, a.err} }
+
+// fileNamed returns the run file a message names first, or "".
+func fileNamed(msg string) string {
+	best, at := "", len(msg)
+	for _, f := range []string{batch.SummaryFile, batch.TurnsFile, batch.DialogsFile} {
+		if i := strings.Index(msg, f); i >= 0 && i < at {
+			best, at = f, i
 		}
-		return nil, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1, Column: col, Err: fmt.Errorf("%w: invalid JSON: %v", ErrCorruptFile, err), Fix: rerunFix}
 	}
-	if s.Version == 0 || s.Scorer == "" {
-		return nil, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1, Column: "version/scorer",
-			Err: fmt.Errorf("%w: not a run summary (no version or scorer)", ErrCorruptFile), Fix: rerunFix}
-	}
-	return &s, nil
+	return best
 }
 
 // identity derives the comparability identity from a summary.
@@ -129,82 +139,6 @@ func identity(dir string, s *batch.Summary) (compare.Identity, error) {
 		return compare.Identity{}, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1, Column: "thresholds", Err: fmt.Errorf("%w: %v", ErrCorruptFile, err)}
 	}
 	return compare.Identity{Dataset: s.Dataset, Scorer: s.Scorer, Thresholds: string(b)}, nil
-}
-
-// readParquet decodes a Parquet file row by row into T, turning decoder
-// panics on corrupt data into errors.
-func readParquet[T any](ctx context.Context, dir, name string, fn func(row int64, v *T) error) (err error) {
-	path := filepath.Join(dir, name)
-	corrupt := func(row int64, cause any) error {
-		return &RunError{Dir: dir, File: name, Row: row, Err: fmt.Errorf("%w: %v", ErrCorruptFile, cause), Fix: rerunFix}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return &RunError{Dir: dir, File: name, Row: -1, Err: fmt.Errorf("%w: %v", ErrMissingFile, err), Fix: rerunFix}
-		}
-		return corrupt(-1, err)
-	}
-	defer f.Close()
-	var row int64 = -1
-	defer func() {
-		if r := recover(); r != nil {
-			err = corrupt(row, r)
-		}
-	}()
-	st, err := f.Stat()
-	if err != nil {
-		return corrupt(-1, err)
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return corrupt(-1, err)
-	}
-	if err := checkColumns[T](pf); err != nil {
-		return &RunError{Dir: dir, File: name, Row: -1, Column: err.Error(), Err: fmt.Errorf("%w: required column missing", ErrCorruptFile), Fix: rerunFix}
-	}
-	r := parquet.NewGenericReader[T](pf)
-	defer r.Close()
-	buf := make([]T, 256)
-	row = 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n, rerr := r.Read(buf)
-		for i := range n {
-			if err := fn(row, &buf[i]); err != nil {
-				return err
-			}
-			row++
-		}
-		if rerr != nil {
-			if errors.Is(rerr, io.EOF) {
-				return nil
-			}
-			return corrupt(row, rerr)
-		}
-	}
-}
-
-// requiredColumns are the columns compare cannot do without.
-var requiredColumns = map[string][]string{
-	"TurnRow":   {"dialog_id", "turn_no", "kind", "pass", "failure_reason", "structure", "completeness", "truthfulness", "root_cause"},
-	"DialogRow": {"dialog_id", "test_pass", "score"},
-}
-
-// checkColumns reports the first required column of T missing from the
-// file (parquet-go would silently read it as zero).
-func checkColumns[T any](pf *parquet.File) error {
-	var zero T
-	name := fmt.Sprintf("%T", zero)
-	name = name[strings.LastIndex(name, ".")+1:]
-	for _, c := range requiredColumns[name] {
-		if _, ok := pf.Schema().Lookup(c); !ok {
-			return errors.New(c)
-		}
-	}
-	return nil
 }
 
 type rowProblem struct{ column, problem string }

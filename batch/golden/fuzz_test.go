@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -54,15 +55,16 @@ func FuzzJSONImport(f *testing.F) {
 	}
 	f.Add([]byte(`{"dialog_id":"a","turns":[{"turn_no":1,"gold_turn":{"tool_id":"t","action":"a","args":"{\"x\":1}"}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 0 && (data[0] == 'P') {
-			return // Parquet magic: covered by FuzzParquetOpen
+		if bytes.HasPrefix(data, []byte("PAR1")) {
+			return // Parquet: covered by FuzzParquetOpen
 		}
-		path := filepath.Join(t.TempDir(), "in.jsonl")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
+		// In memory, as Open would after detecting JSON (no temp files).
+		format := FormatJSONL
+		if t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n"); len(t) > 0 && t[0] == '[' {
+			format = FormatJSON
 		}
-		r, err := Open(context.Background(), path, ReadOptions{})
-		if err != nil {
+		r := &Reader{path: "fuzz.jsonl", format: format}
+		if err := r.openJSON(bytes.NewReader(data), format); err != nil {
 			if !errors.Is(err, ErrInvalidInput) {
 				t.Fatalf("Open: error not ErrInvalidInput: %v", err)
 			}

@@ -10,7 +10,6 @@ import (
 	"hash/maphash"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,8 +62,12 @@ type jsonSource struct {
 	start int64
 }
 
-func (r *Reader) openJSON(f *os.File, format Format) error {
-	lc := &lineCounter{r: bufio.NewReaderSize(f, 1<<20)}
+func (r *Reader) openJSON(f io.Reader, format Format) error {
+	br := bufio.NewReaderSize(f, 64<<10)
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3) // a UTF-8 byte order mark, as some editors write
+	}
+	lc := &lineCounter{r: br}
 	dec := json.NewDecoder(lc)
 	dec.UseNumber()
 	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}}
@@ -76,6 +79,12 @@ func (r *Reader) openJSON(f *os.File, format Format) error {
 		return s.syntaxErr(err)
 	}
 	if !dec.More() {
+		if _, err := dec.Token(); err != nil { // ']'
+			return s.syntaxErr(err)
+		}
+		if err := s.expectEnd(); err != nil {
+			return err
+		}
 		r.next = func(context.Context) (Dialog, error) { return Dialog{}, io.EOF }
 		return nil
 	}

@@ -37,6 +37,7 @@ type Command struct {
 func commands() []*Command {
 	// Each cmd_<name>.go defines one; add a new command here.
 	return []*Command{
+		cmdRun(),
 		cmdShow(),
 	}
 }

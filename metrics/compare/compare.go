@@ -210,7 +210,7 @@ type unit struct {
 // Sub-metric order in reports.
 var (
 	kinds      = []metrics.Kind{metrics.KindAction, metrics.KindResponse}
-	subMetrics = []string{"structure", "completeness", "truthfulness"}
+	subMetrics = []string{metrics.SubStructure, metrics.SubCompleteness, metrics.SubTruthfulness}
 	buckets    = []string{"single", "two_step", "three_plus"}
 	// reasonOrder is the precedence order of metrics' reasons.
 	reasonOrder = []metrics.Reason{
@@ -223,9 +223,9 @@ var (
 
 func outcome(t Turn, sub string) metrics.Outcome {
 	switch sub {
-	case "structure":
+	case metrics.SubStructure:
 		return t.Structure
-	case "completeness":
+	case metrics.SubCompleteness:
 		return t.Completeness
 	default:
 		return t.Truthfulness
@@ -364,6 +364,9 @@ func collect(pairs []PairedTurn, keep func(PairedTurn) bool, ind func(Turn) bool
 // differ and opts.AllowMismatch is false.
 func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, error) {
 	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	mm := CheckIdentity(base, cand)

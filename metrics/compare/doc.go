@@ -32,6 +32,11 @@
 // assessed ("pass" or "fail", not "n/a") in both runs, so a sub-metric
 // skipped because an earlier check failed is not counted twice.
 //
+// Chain-bucket and tool/action Stats group paired turns by the base run's
+// bucket and gold tool.action (the same in both runs when they share the
+// golden dataset); an unexpected turn, which has no gold call, is grouped
+// by its predicted call.
+//
 // Per-failure-reason Stats give the share of paired turns whose primary
 // failure_reason is that reason; there a higher value is worse
 // (HigherIsBetter is false). They also carry root-cause and cascade counts

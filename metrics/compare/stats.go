@@ -90,6 +90,11 @@ type Interval struct {
 // B times from the PCG stream (seed, streamSeed(name)). Quantiles linearly
 // interpolate the empirical CDF (gonum stat.LinInterp, Hyndman–Fan type 4).
 func bootstrapDiff(ctx context.Context, cs []cluster, alpha float64, b int, seed uint64, name string) (Interval, error) {
+	level := 1 - alpha
+	if !slices.ContainsFunc(cs, func(c cluster) bool { return c.base != c.cand }) {
+		// Every resample has a difference of exactly 0.
+		return Interval{Lo: 0, Hi: 0, Level: level}, nil
+	}
 	rng := rand.New(rand.NewPCG(seed, streamSeed(name)))
 	diffs := make([]float64, b)
 	d := len(cs)
@@ -114,7 +119,7 @@ func bootstrapDiff(ctx context.Context, cs []cluster, alpha float64, b int, seed
 	return Interval{
 		Lo:    stat.Quantile(alpha/2, stat.LinInterp, diffs, nil),
 		Hi:    stat.Quantile(1-alpha/2, stat.LinInterp, diffs, nil),
-		Level: 1 - alpha,
+		Level: level,
 	}, nil
 }
 

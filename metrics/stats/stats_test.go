@@ -430,3 +430,29 @@ func TestPercentileCI(t *testing.T) {
 		t.Errorf("MeanSD = %v, %v", m, sd)
 	}
 }
+
+func BenchmarkSweepMillion(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	scores, labels, _ := randomData(r, 1_000_000, 1e6)
+	b.ResetTimer()
+	for b.Loop() {
+		pts, err := Sweep(scores, labels)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := AUC(pts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkKendallMillion(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	x, _, _ := randomData(r, 1_000_000, 1e6)
+	y, _, _ := randomData(r, 1_000_000, 5)
+	for b.Loop() {
+		if _, err := KendallTauB(x, y); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -73,7 +73,7 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 		}
 		res.Evaluation = "in-sample (fitted and scored on the same rows: optimistic)"
 		if res.Folds != nil {
-			res.Evaluation = fmt.Sprintf("cross-validated (%d folds by dialog; threshold fitted on the others, scored on the held-out fold)", res.Folds.Used)
+			res.Evaluation = fmt.Sprintf("cross-validated (%d folds by dialog, or by group for pairs; threshold fitted on the other folds, scored on the held-out one)", res.Folds.Used)
 		}
 	} else {
 		res.Evaluation = "correlation only (no binary labels, so no threshold is fitted)"

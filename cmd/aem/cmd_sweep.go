@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/aem-dev/aem/batch/sweepio"
+	"github.com/aem-dev/aem/embed"
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/sweep"
+)
+
+type sweepOptions struct {
+	out, objective, labels, labelsFormat, pairs, pairsFormat string
+	folds, bootstrap, minLabels, minPerClass                 int
+	seed                                                     uint64
+	level                                                    float64
+	noCV, ignoreUnmatched                                    bool
+	binarizeAt                                               string
+	scorer, model, backend, ortLib                           string
+}
+
+func (o *sweepOptions) addFlags(fs *flag.FlagSet) {
+	d := sweep.DefaultOptions()
+	fs.StringVar(&o.out, "o", "", "output directory (default: RUN_DIR/sweep, or ./sweep with --pairs)")
+	fs.StringVar(&o.objective, "objective", "f1", "what the threshold maximises: f1, accuracy, mcc, youden, precision@R, recall@P")
+	fs.IntVar(&o.folds, "folds", d.Folds, "k of the k-fold cross-validation by dialog")
+	fs.Uint64Var(&o.seed, "seed", d.Seed, "seed of the fold split and the bootstrap")
+	fs.BoolVar(&o.noCV, "no-cv", false, "fit and score on the same rows (in-sample figures, labelled as such)")
+	fs.IntVar(&o.bootstrap, "bootstrap", d.Bootstrap, "bootstrap replicates (resampling dialogs) per confidence interval; 0: none")
+	fs.Float64Var(&o.level, "level", d.Level, "confidence level of the intervals")
+	fs.IntVar(&o.minLabels, "min-labels", d.MinLabels, "labels a field or sub-metric needs for a threshold of its own")
+	fs.IntVar(&o.minPerClass, "min-per-class", d.MinPerClass, "of which at least this many of each class")
+	fs.StringVar(&o.labels, "labels", "", "labels file: dialog_id, turn_no, optional field, label and/or score (JSONL, CSV, TSV or Parquet)")
+	fs.StringVar(&o.labelsFormat, "labels-format", "auto", "format of --labels: auto, jsonl, csv, tsv, parquet")
+	fs.BoolVar(&o.ignoreUnmatched, "ignore-unmatched", false, "skip labels for turns that are not in the run instead of failing")
+	fs.StringVar(&o.pairs, "pairs", "", "calibrate on a file of labelled text pairs (text_a, text_b, label and/or score) instead of a run")
+	fs.StringVar(&o.pairsFormat, "pairs-format", "auto", "format of --pairs: auto, jsonl, csv, tsv, parquet, stsb")
+	fs.StringVar(&o.binarizeAt, "binarize-at", "", "label a pass where only a graded human score is given and it is >= this (e.g. 4 on STS-B's 0-5)")
+	fs.StringVar(&o.scorer, "scorer", "embed", "scorer for --pairs: embed (the embedding model) or lexical")
+	fs.StringVar(&o.model, "model", "", "model directory for --pairs with the embed scorer (default: .aem/models/use-lite)")
+	fs.StringVar(&o.backend, "backend", "", "embedding backend: ort (default) or go")
+	fs.StringVar(&o.ortLib, "ort-lib", "", "path of libonnxruntime.so.1")
+}
+
+// calibration turns the flags into sweep.Options.
+func (o sweepOptions) calibration() (sweep.Options, error) {
+	opts := sweep.DefaultOptions()
+	obj, err := sweep.ParseObjective(o.objective)
+	if err != nil {
+		return opts, err
+	}
+	opts.Objective, opts.Folds, opts.Seed, opts.Bootstrap, opts.Level = obj, o.folds, o.seed, o.bootstrap, o.level
+	opts.MinLabels, opts.MinPerClass = o.minLabels, o.minPerClass
+	if o.noCV {
+		opts.Folds = 0
+	} else if o.folds < 2 {
+		return opts, fmt.Errorf("--folds %d: need at least 2 (or --no-cv)", o.folds)
+	}
+	if o.binarizeAt != "" {
+		v, err := strconv.ParseFloat(o.binarizeAt, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return opts, fmt.Errorf("--binarize-at %q: give a number", o.binarizeAt)
+		}
+		opts.BinarizeAt = v
+	}
+	return opts, opts.Validate()
+}
+
+func cmdSweep() *Command {
+	c := &Command{
+		Name:      "sweep",
+		UsageLine: "sweep RUN_DIR [-o OUTDIR] [--objective f1] [--folds 5] [--seed 1] [--no-cv] [flags]\n       aem sweep --pairs FILE [-o OUTDIR] [--model DIR] [flags]",
+		Short:     "calibrate similarity thresholds against human labels",
+		Long: `
+Sweep fits the similarity threshold to human judgement. It reads the
+per-field similarity scores a run stored (no re-embedding) and the human
+labels: human_label (pass/fail) and human_score (graded) of the golden
+dataset, a field_labels column, or a --labels file. It sweeps every midpoint
+between distinct scores, picks the threshold that maximises --objective,
+cross-validates that choice by dialog (--folds; the figures shown are the
+held-out ones) with bootstrap confidence intervals, fits per-sub-metric and
+per-field thresholds where there are enough labels, correlates the scores
+with graded human scores, and measures the agreement (kappa) of the run's
+turn verdicts with the human verdicts.
+
+A turn-level label calibrates the turn's lowest semantic score; turns whose
+verdict the scorer did not decide (exact matches, structure or key
+failures) are left out of fitting but count in the agreement.
+
+With --pairs FILE it calibrates on labelled text pairs instead, scored with
+--scorer (the embedding model by default). STS Benchmark files are read
+as they come (--pairs-format stsb, detected automatically).
+
+Outputs in OUTDIR: sweep.parquet (every threshold with every figure),
+thresholds.json (for 'aem run --thresholds'), summary.json, sweep.png and
+sweep.svg. A short table goes to stdout.
+
+EXIT STATUS
+	0 success; 1 error (no labels, one class only, too few labels for
+	cross-validation, unreadable input); 2 usage error.
+
+EXAMPLES
+	aem sweep out
+	aem sweep out --objective precision@0.95 --labels field-labels.csv
+	aem sweep --pairs sts-dev.csv --binarize-at 4 -o stsb-sweep
+`,
+	}
+	c.Setup = func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+		var o sweepOptions
+		o.addFlags(fs)
+		return func(ctx context.Context, args []string) error {
+			if (o.pairs == "") != (len(args) == 1) || len(args) > 1 {
+				return usagef(c, "give one RUN_DIR, or --pairs FILE without RUN_DIR")
+			}
+			opts, err := o.calibration()
+			if err != nil {
+				return usagef(c, "%v", err)
+			}
+			return runSweep(ctx, env, o, opts, args)
+		}
+	}
+	return c
+}
+
+func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options, args []string) error {
+	sum := &sweepio.Summary{Version: 1, Settings: map[string]string{
+		"objective": opts.Objective.String(), "folds": strconv.Itoa(opts.Folds), "seed": strconv.FormatUint(opts.Seed, 10),
+		"bootstrap": strconv.Itoa(opts.Bootstrap), "level": strconv.FormatFloat(opts.Level, 'g', -1, 64),
+		"min_labels": strconv.Itoa(opts.MinLabels), "min_per_class": strconv.Itoa(opts.MinPerClass), "binarize_at": o.binarizeAt}}
+	var in sweep.Input
+	if o.pairs != "" {
+		format, err := sweepio.ParseFormat(o.pairsFormat)
+		if err != nil {
+			return err
+		}
+		pairs, format, err := sweepio.ReadPairs(o.pairs, format)
+		if err != nil {
+			return err
+		}
+		scorer, closeScorer, err := openSweepScorer(ctx, o)
+		if err != nil {
+			return err
+		}
+		defer closeScorer()
+		if in, err = sweepio.ScorePairs(ctx, scorer, pairs, 0); err != nil {
+			return err
+		}
+		sum.Mode, sum.Input, sum.Scorer, sum.Settings["pairs_format"] = "pairs", o.pairs, scorer.ID(), string(format)
+		if o.out == "" {
+			o.out = "sweep"
+		}
+	} else {
+		lf, err := sweepio.ParseFormat(o.labelsFormat)
+		if err != nil {
+			return err
+		}
+		var info *sweepio.RunInfo
+		in, info, err = sweepio.ReadRun(ctx, args[0], sweepio.RunOptions{LabelsFile: o.labels, LabelsFormat: lf, IgnoreUnmatched: o.ignoreUnmatched})
+		if err != nil {
+			return err
+		}
+		sum.Mode, sum.Input, sum.Scorer, sum.Run = "run", args[0], info.Scorer, info
+		if o.out == "" {
+			o.out = filepath.Join(args[0], "sweep")
+		}
+	}
+	res, err := sweep.Calibrate(ctx, in, opts)
+	if err != nil {
+		return err
+	}
+	sum.Result = res
+	files, err := sweepio.Write(ctx, o.out, sum)
+	if err != nil {
+		return err
+	}
+	printSweep(env, sum, files)
+	return nil
+}
+
+func openSweepScorer(ctx context.Context, o sweepOptions) (metrics.Scorer, func(), error) {
+	switch o.scorer {
+	case "lexical":
+		return metrics.Lexical{}, func() {}, nil
+	case "embed", "":
+		e, err := embed.Open(ctx, embed.Options{ModelDir: o.model, Backend: o.backend, ORTLib: o.ortLib})
+		if err != nil {
+			return nil, nil, fmt.Errorf("opening the embedding model for --pairs: %w (run the set-up, give --model, or use --scorer lexical)", err)
+		}
+		return embed.NewScorer(e), func() { e.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("--scorer %q: use embed or lexical", o.scorer)
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"github.com/aem-dev/aem/embed"
+	"github.com/aem-dev/aem/metrics"
+)
+
+// scorerOptions chooses and configures the similarity scorer; run and
+// sweep share them.
+type scorerOptions struct {
+	kind      string
+	model     string
+	backend   string
+	ortLib    string
+	threads   int
+	graphOpt  string
+	batchSize int
+	cacheDir  string
+	noCache   bool
+}
+
+func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.kind, "scorer", "embed", "similarity scorer: embed (sentence embeddings, cosine) or lexical (word and trigram overlap, no model)")
+	fs.StringVar(&o.model, "model", "", "model directory (default: the model scripts/setup installed, .aem/models/use-lite)")
+	fs.StringVar(&o.backend, "backend", embed.BackendORT, "inference backend: ort (ONNX Runtime) or go (pure Go, slower, no shared library)")
+	fs.StringVar(&o.ortLib, "ort-lib", "", "path of libonnxruntime.so.1 (default: .aem/lib/<os>-<arch>/)")
+	fs.IntVar(&o.threads, "threads", 0, "ONNX Runtime intra-op threads (0: one per core)")
+	fs.StringVar(&o.graphOpt, "graph-opt", embed.GraphOptAll, "ONNX Runtime graph optimisation: disable, basic, extended or all")
+	fs.IntVar(&o.batchSize, "batch-size", embed.DefaultBatchSize, "strings per model call")
+	fs.StringVar(&o.cacheDir, "cache-dir", "", "persistent embedding cache directory (default: .aem/embed-cache)")
+	fs.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding cache")
+}
+
+// openedScorer is a scorer plus what the caller must do with it afterwards.
+type openedScorer struct {
+	metrics.Scorer
+	cacheStats func() (hits, misses int64)
+	close      func() error
+}
+
+func (o scorerOptions) open(ctx context.Context, env *Env) (*openedScorer, error) {
+	switch o.kind {
+	case "lexical":
+		return &openedScorer{Scorer: metrics.Lexical{}, close: func() error { return nil }}, nil
+	case "embed":
+	default:
+		return nil, fmt.Errorf("unknown --scorer %q: use embed or lexical", o.kind)
+	}
+	eo := embed.Options{
+		ModelDir:       o.model,
+		Backend:        o.backend,
+		ORTLib:         o.ortLib,
+		IntraOpThreads: o.threads,
+		GraphOptLevel:  o.graphOpt,
+		BatchSize:      o.batchSize,
+		Getenv:         env.Getenv,
+	}
+	if !o.noCache {
+		eo.CacheDir = o.cacheDir
+		if eo.CacheDir == "" {
+			eo.CacheDir = filepath.Join(eo.HomeDir(), "embed-cache")
+		}
+	}
+	e, err := embed.Open(ctx, eo)
+	if err != nil {
+		return nil, err
+	}
+	s := embed.NewScorer(e)
+	stats := func() (int64, int64) {
+		st := e.Stats()
+		return st.MemoHits + st.CacheHits, st.StringsEmbedded
+	}
+	return &openedScorer{Scorer: s, cacheStats: stats, close: e.Close}, nil
+}

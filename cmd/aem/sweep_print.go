@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/aem-dev/aem/batch/sweepio"
+	"github.com/aem-dev/aem/metrics/sweep"
+)
+
+// printSweep writes the short table `aem sweep` shows: the fitted
+// threshold and figures with intervals, per-sub-metric thresholds,
+// agreement, warnings and the files written.
+func printSweep(env *Env, s *sweepio.Summary, files []string) {
+	r := s.Result
+	l := r.Labels
+	fmt.Fprintf(env.Stdout, "%d labelled samples from %d groups (%d pass, %d fail, %d graded); scorer %s\n", l.Samples, l.Groups, l.Positive, l.Negative, l.Graded, s.Scorer)
+	if s.Run != nil && len(s.Run.Excluded) > 0 {
+		var parts []string
+		for _, k := range sortedStrings(s.Run.Excluded) {
+			parts = append(parts, fmt.Sprintf("%d %s", s.Run.Excluded[k], k))
+		}
+		fmt.Fprintf(env.Stdout, "left out of fitting: %s\n", strings.Join(parts, "; "))
+	}
+	fmt.Fprintf(env.Stdout, "objective %s, %s\n\n", r.Objective, r.Evaluation)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\tvalue\t%g%% CI\n", 100*levelOf(s))
+	row := func(name string, e *sweep.Estimate, note string) {
+		if e == nil {
+			return
+		}
+		ci := "-"
+		if e.Low != nil {
+			ci = fmt.Sprintf("[%.3f, %.3f]", *e.Low, *e.High)
+		}
+		fmt.Fprintf(tw, "%s\t%.4f\t%s\t%s\n", name, e.Value, ci, note)
+	}
+	if r.Threshold != nil {
+		note := ""
+		if r.Folds != nil {
+			note = fmt.Sprintf("folds %.3f-%.3f (sd %.3f)", r.Folds.Min, r.Folds.Max, r.Folds.SD)
+		}
+		row("threshold", r.Threshold, note)
+	}
+	if r.Figures != nil {
+		row("f1", r.F1, "")
+		row("precision", r.Precision, "")
+		row("recall", r.Recall, "")
+		row("accuracy", r.Accuracy, "")
+		row("mcc", r.MCC, "")
+	}
+	row("roc_auc", r.ROCAUC, "")
+	row("average_precision", r.AveragePrecision, "")
+	if c := r.Correlations; c != nil {
+		row("pearson", c.Pearson, "vs human_score")
+		row("spearman", c.Spearman, "vs human_score")
+		row("kendall", c.Kendall, "vs human_score")
+		row("point_biserial", c.PointBiserial, "vs human_label")
+	}
+	if a := r.Agreement; a != nil {
+		row("verdict kappa", a.Kappa, fmt.Sprintf("%d turns, %d disagree", a.Turns, a.DisagreementCount))
+	}
+	tw.Flush()
+	if len(r.SubMetrics) > 0 {
+		fmt.Fprintln(env.Stdout)
+		tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "sub-metric\tlabels\tthreshold\troc_auc")
+		for _, k := range sortedStrings(r.SubMetrics) {
+			g := r.SubMetrics[k]
+			th, auc := "global", "-"
+			if g.Threshold != nil {
+				th = fmt.Sprintf("%.4f", *g.Threshold)
+			}
+			if g.ROCAUC != nil {
+				auc = fmt.Sprintf("%.3f", *g.ROCAUC)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", k, g.Labels.Binary, th, auc)
+		}
+		tw.Flush()
+	}
+	if len(r.Fields) > 0 {
+		own := 0
+		for _, g := range r.Fields {
+			if g.Threshold != nil {
+				own++
+			}
+		}
+		fmt.Fprintf(env.Stdout, "fields: %d with a threshold of their own, %d fall back (see summary.json)\n", own, len(r.Fields)-own)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(env.Stderr, "aem sweep: warning: %s\n", w)
+	}
+	if len(files) > 0 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = filepath.Base(f)
+		}
+		fmt.Fprintf(env.Stdout, "\nwrote %s into %s\n", strings.Join(names, ", "), filepath.Dir(files[0]))
+	}
+}
+
+func levelOf(s *sweepio.Summary) float64 {
+	var v float64
+	fmt.Sscan(s.Settings["level"], &v)
+	return v
+}
+
+func sortedStrings[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

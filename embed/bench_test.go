@@ -1,0 +1,252 @@
+package embed
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Benchmarks run on the installed USE-lite model (skipped without it):
+//
+//	go test ./embed -run '^$' -bench . -benchtime 3x -count 3
+//
+// Each reports strings/s; BenchmarkEndToEndVsRawORT interleaves the raw and
+// the end-to-end passes in the same iterations and reports their ratio, so a
+// busy shared machine slows both alike. scripts/bench-embed runs them and the
+// Node.js peer.
+
+// shortValues are gold/predicted values as they appear in tool arguments and
+// short replies: names, numbers, dates, a few words.
+func shortValues(n int) []string {
+	stems := []string{"New York", "revenue", "John Smith", "2024-01-15", "order #%d", "$%d.50", "%d items",
+		"Paris, France", "net income", "yes", "customer %d", "the meeting is at %d pm", "ticket %d closed", "N/A"}
+	out := make([]string, n)
+	for i := range out {
+		s := stems[i%len(stems)]
+		if strings.Contains(s, "%d") {
+			s = fmt.Sprintf(s, i)
+		} else {
+			s = fmt.Sprintf("%s %d", s, i)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// longReplies are agent replies of about 60-128 tokens, made from STS-B
+// sentences (or fixed text when the data set is absent).
+func longReplies(b testing.TB, n int) []string {
+	var sents []string
+	if rows := readSTSBOptional(); len(rows) > 0 {
+		for _, r := range rows {
+			sents = append(sents, r.s1, r.s2)
+		}
+	} else {
+		sents = strings.Split("Thanks for reaching out about your order. I checked the status and it shipped on Monday. "+
+			"The tracking number is in the confirmation email we sent you. Delivery usually takes three to five business days. "+
+			"If it has not arrived by Friday, reply here and I will open a claim with the carrier.", ". ")
+	}
+	out := make([]string, n)
+	for i := range out {
+		var parts []string
+		for j := 0; len(strings.Join(parts, " ")) < 400; j++ {
+			parts = append(parts, sents[(i*7+j*13)%len(sents)])
+		}
+		out[i] = strings.Join(parts, " ")
+	}
+	return out
+}
+
+func readSTSBOptional() []stsPair {
+	var rows []stsPair
+	b, err := os.ReadFile("../../shared/data/stsb-dev/sts-dev.csv")
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) >= 7 {
+			rows = append(rows, stsPair{0, f[5], f[6]})
+		}
+	}
+	return rows
+}
+
+func benchEmbedder(b *testing.B, mod func(*Options)) *Embedder {
+	b.Helper()
+	dir := useLiteDir(b)
+	o := Options{ModelDir: dir, ORTLib: ortLib(b), MemoEntries: -1}
+	if mod != nil {
+		mod(&o)
+	}
+	e, err := Open(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e
+}
+
+// BenchmarkEmbed: end-to-end strings/s (memo off, so every iteration reaches the model).
+func BenchmarkEmbed(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		texts func() []string
+	}{
+		{"short", func() []string { return shortValues(1024) }},
+		{"long", func() []string { return longReplies(b, 256) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e := benchEmbedder(b, nil)
+			texts := c.texts()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Embed(context.Background(), texts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "strings/s")
+			st := e.Stats()
+			b.ReportMetric(float64(st.Tokens)/float64(st.StringsEmbedded), "tokens/string")
+			b.ReportMetric(100*float64(st.ModelTime)/float64(b.Elapsed()), "%model")
+		})
+	}
+}
+
+// BenchmarkEndToEndVsRawORT: the same strings as pre-tokenized, pre-padded
+// batches straight into the ORT session (raw) versus through Embed (sanitize,
+// tokenize, dedupe, queue, sort, pad, run, normalise, copy). overhead-% is
+// (end-to-end time / raw time - 1) x 100.
+func BenchmarkEndToEndVsRawORT(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		texts func() []string
+	}{
+		{"short", func() []string { return shortValues(1024) }},
+		{"long", func() []string { return longReplies(b, 256) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e := benchEmbedder(b, nil)
+			texts := c.texts()
+			toks := make([]tokenized, len(texts))
+			for i, s := range texts {
+				var err error
+				if toks[i], err = e.tok.encode(sanitize(s, e.info.MaxTokens)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			slices.SortStableFunc(toks, func(x, y tokenized) int { return len(x.ids) - len(y.ids) })
+			var batches []*batchInput
+			for lo := 0; lo < len(toks); lo += e.opts.BatchSize {
+				in, _ := e.buildBatch(toks[lo:min(lo+e.opts.BatchSize, len(toks))])
+				batches = append(batches, in)
+			}
+			var raw, e2e time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				for _, in := range batches {
+					if _, _, err := e.be.run(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+				raw += time.Since(start)
+				start = time.Now()
+				if _, err := e.Embed(context.Background(), texts); err != nil {
+					b.Fatal(err)
+				}
+				e2e += time.Since(start)
+			}
+			n := float64(len(texts) * b.N)
+			b.ReportMetric(n/raw.Seconds(), "raw-strings/s")
+			b.ReportMetric(n/e2e.Seconds(), "e2e-strings/s")
+			b.ReportMetric(100*(e2e.Seconds()/raw.Seconds()-1), "overhead-%")
+		})
+	}
+}
+
+// BenchmarkCache: a cold run (model + cache writes) versus a warm rerun of the
+// same strings served from the persistent cache (no model calls).
+func BenchmarkCache(b *testing.B) {
+	texts := append(shortValues(512), longReplies(b, 128)...)
+	b.Run("cold", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			dir := b.TempDir()
+			e := benchEmbedder(b, func(o *Options) { o.CacheDir = dir })
+			b.StartTimer()
+			if _, err := e.Embed(context.Background(), texts); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			e.Close()
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "strings/s")
+	})
+	b.Run("warm", func(b *testing.B) {
+		dir := b.TempDir()
+		e := benchEmbedder(b, func(o *Options) { o.CacheDir = dir })
+		if _, err := e.Embed(context.Background(), texts); err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+		calls := int64(0)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			e := benchEmbedder(b, func(o *Options) { o.CacheDir = dir })
+			b.StartTimer()
+			if _, err := e.Embed(context.Background(), texts); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			calls += e.Stats().ModelCalls
+			e.Close()
+			b.StartTimer()
+		}
+		if calls != 0 {
+			b.Fatalf("warm runs made %d model calls", calls)
+		}
+		b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "strings/s")
+	})
+}
+
+// TestWriteBenchCorpus writes the benchmark strings with their token ids for
+// the Node.js peer (scripts/bench-embed-node.mjs); it runs only when
+// AEM_BENCH_CORPUS names the output file.
+func TestWriteBenchCorpus(t *testing.T) {
+	path := os.Getenv("AEM_BENCH_CORPUS")
+	if path == "" {
+		t.Skip("set AEM_BENCH_CORPUS=FILE to write the Node.js benchmark corpus")
+	}
+	e := openTest(t, useLiteDir(t), BackendGo, nil)
+	type item struct {
+		Text string  `json:"text"`
+		IDs  []int64 `json:"ids"`
+	}
+	corpus := map[string]any{"model": e.Info().WeightsPath, "batch_size": DefaultBatchSize}
+	for name, texts := range map[string][]string{"short": shortValues(1024), "long": longReplies(t, 256)} {
+		items := make([]item, len(texts))
+		for i, s := range texts {
+			tk, err := e.tok.encode(sanitize(s, e.info.MaxTokens))
+			if err != nil {
+				t.Fatal(err)
+			}
+			items[i] = item{s, tk.ids}
+		}
+		corpus[name] = items
+	}
+	b, err := json.Marshal(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
