@@ -134,7 +134,8 @@ type partWriter struct {
 	name    string
 	schema  *turnSchema
 	wrap    writeWrapper
-	turns   *rowFile
+	turns   *rowFile            // with extra columns
+	typed   *typedFile[TurnRow] // without
 	dialogs *rowFile
 	index   *rowFile
 	info    partInfo
@@ -149,41 +150,60 @@ func newPartWriter(dir string, seq int, schema *turnSchema, firstOrdinal int64, 
 	// Snappy: parts are temporary, so compress fast rather than small.
 	const rg = 1 << 30
 	var err error
-	if p.turns, err = createRowFileCodec(t, schema.schema, rg, &parquet.Snappy, wrap); err != nil {
+	if schema.extras {
+		p.turns, err = createRowFileCodec(t, schema.schema, rg, &parquet.Snappy, wrap)
+	} else {
+		p.typed, err = createTypedFile[TurnRow](t, rg, &parquet.Snappy, wrap)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if p.dialogs, err = createRowFileCodec(d, dialogRowSchema, rg, &parquet.Snappy, wrap); err != nil {
-		p.turns.Abort()
+		p.abort()
 		return nil, err
 	}
 	if p.index, err = createRowFileCodec(i, indexRowSchema, rg, &parquet.Snappy, wrap); err != nil {
-		p.turns.Abort()
-		p.dialogs.Abort()
+		p.abort()
 		return nil, err
 	}
 	return p, nil
 }
 
 func (p *partWriter) add(j *judgedDialog) error {
-	if err := p.turns.Write(j.turnRows...); err != nil {
+	var err error
+	if p.typed != nil {
+		err = p.typed.Write(j.turns)
+	} else {
+		err = p.turns.Write(j.turnRows...)
+	}
+	if err != nil {
 		return err
 	}
 	if err := p.dialogs.Write(j.dialogRow); err != nil {
 		return err
 	}
-	idx := indexRow{InputOrdinal: j.ordinal, DialogID: j.id, Turns: int64(len(j.turnRows)), GoldSHA256: j.digest[:]}
+	idx := indexRow{InputOrdinal: j.ordinal, DialogID: j.id, Turns: int64(j.numTurns()), GoldSHA256: j.digest[:]}
 	if err := p.index.Write(indexRowSchema.Deconstruct(nil, &idx)); err != nil {
 		return err
 	}
 	p.info.Dialogs++
-	p.info.Turns += int64(len(j.turnRows))
+	p.info.Turns += int64(j.numTurns())
 	p.info.NextOrdinal = j.ordinal + 1
 	return nil
 }
 
 // commit makes the part durable and records it in the manifest.
 func (p *partWriter) commit(m *manifest) error {
+	if p.typed != nil {
+		if err := p.typed.Commit(); err != nil {
+			p.abort()
+			return err
+		}
+	}
 	for _, f := range []*rowFile{p.turns, p.dialogs, p.index} {
+		if f == nil {
+			continue
+		}
 		if err := f.Commit(); err != nil {
 			p.abort()
 			return err
@@ -198,8 +218,11 @@ func (p *partWriter) commit(m *manifest) error {
 }
 
 func (p *partWriter) abort() {
+	if p.typed != nil && !p.typed.closed {
+		p.typed.Abort()
+	}
 	for _, f := range []*rowFile{p.turns, p.dialogs, p.index} {
-		if !f.closed {
+		if f != nil && !f.closed {
 			f.Abort()
 		}
 	}

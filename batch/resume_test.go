@@ -62,9 +62,16 @@ func TestResumeAfterCancel(t *testing.T) {
 				t.Fatalf("cancelled Run = %v, want context.Canceled", err)
 			}
 			assertNotComplete(t, out)
-			// Without --resume the checkpoint is protected.
-			if _, err := Run(context.Background(), baseOptions(in, out)); !errors.Is(err, ErrCheckpointExists) {
-				t.Fatalf("Run over a checkpoint = %v, want ErrCheckpointExists", err)
+			// Without --resume the checkpoint is protected. (A run cancelled
+			// before it committed anything leaves no checkpoint.)
+			if m, ok, err := loadManifest(filepath.Join(out, CheckpointDir)); err != nil {
+				t.Fatal(err)
+			} else if ok && len(m.Parts) > 0 {
+				if _, err := Run(context.Background(), baseOptions(in, out)); !errors.Is(err, ErrCheckpointExists) {
+					t.Fatalf("Run over a checkpoint = %v, want ErrCheckpointExists", err)
+				}
+			} else if _, err := os.Stat(filepath.Join(out, CheckpointDir)); err == nil {
+				t.Fatal("an empty checkpoint was left behind")
 			}
 			// Resume, possibly interrupted again, then to the end.
 			o = baseOptions(in, out)

@@ -54,9 +54,12 @@ type judgedDialog struct {
 	ordinal   int64
 	id        string
 	digest    [32]byte
-	turnRows  []parquet.Row
+	turns     []TurnRow     // without extra columns: written by a typed writer (fast)
+	turnRows  []parquet.Row // with extra columns: TurnRow + extras as raw rows
 	dialogRow parquet.Row
 }
+
+func (j *judgedDialog) numTurns() int { return len(j.turns) + len(j.turnRows) }
 
 // runState carries what the stages of one Run share.
 type runState struct {
@@ -494,13 +497,18 @@ func (st *runState) convert(it *chunkItem, res *metrics.DialogResult) (judgedDia
 	if err != nil {
 		return judgedDialog{}, err
 	}
-	j := judgedDialog{ordinal: it.ordinal, id: it.d.ID, digest: digest, turnRows: make([]parquet.Row, len(trs))}
-	for i := range trs {
-		var extra parquet.Row
-		if it.d.Extra != nil {
-			extra = it.d.Extra[src[i]]
+	j := judgedDialog{ordinal: it.ordinal, id: it.d.ID, digest: digest}
+	if !st.ts.extras {
+		j.turns = trs
+	} else {
+		j.turnRows = make([]parquet.Row, len(trs))
+		for i := range trs {
+			var extra parquet.Row
+			if it.d.Extra != nil {
+				extra = it.d.Extra[src[i]]
+			}
+			j.turnRows[i] = st.ts.row(&trs[i], extra)
 		}
-		j.turnRows[i] = st.ts.row(&trs[i], extra)
 	}
 	j.dialogRow = dialogRowSchema.Deconstruct(nil, &dr)
 	return j, nil
@@ -550,7 +558,7 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 					return err
 				}
 				stats.DialogsDone++
-				stats.TurnsDone += int64(len(j.turnRows))
+				stats.TurnsDone += int64(j.numTurns())
 			}
 			<-tokens
 			if part != nil && (part.info.Turns >= int64(o.CheckpointTurns) || time.Since(part.started) >= o.CheckpointInterval) {

@@ -29,7 +29,8 @@ type ReadOptions struct {
 	// files; "" means os.TempDir(). The files are removed by Close.
 	SpillDir string
 	// SpillMemory bounds the bytes of encoded rows the unsorted fallback
-	// sorts in memory before writing a run to disk; 0 means 64 MiB.
+	// sorts in memory before writing a run to disk; 0 means 32 MiB. Peak
+	// memory of the fallback is about three times this.
 	SpillMemory int64
 	// BatchRows is how many Parquet rows are decoded per read call; 0 means 1024.
 	BatchRows int
@@ -115,7 +116,7 @@ func Open(ctx context.Context, path string, opts ReadOptions) (*Reader, error) {
 		opts.BatchRows = 1024
 	}
 	if opts.SpillMemory <= 0 {
-		opts.SpillMemory = 64 << 20
+		opts.SpillMemory = 32 << 20
 	}
 	if err := opts.Mapping.Validate(); err != nil {
 		return nil, err

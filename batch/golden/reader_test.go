@@ -421,3 +421,59 @@ func TestNextAfterCancel(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+// optionalRow has every canonical column optional, as pyarrow writes them.
+type optionalRow struct {
+	DialogID        *string  `parquet:"dialog_id,optional"`
+	TurnNo          *int64   `parquet:"turn_no,optional"`
+	Turn            *string  `parquet:"turn,optional"`
+	GoldResponse    *string  `parquet:"gold_response,optional"`
+	PredictResponse *string  `parquet:"predict_response,optional"`
+	GoldToolID      *string  `parquet:"gold_tool_id,optional"`
+	GoldAction      *string  `parquet:"gold_action,optional"`
+	GoldArgs        *string  `parquet:"gold_args,optional"`
+	PredictToolID   *string  `parquet:"predict_tool_id,optional"`
+	PredictAction   *string  `parquet:"predict_action,optional"`
+	PredictArgs     *string  `parquet:"predict_args,optional"`
+	Critical        *bool    `parquet:"critical,optional"`
+	LatencyMS       *float32 `parquet:"latency_ms,optional"`
+}
+
+func TestOptionalColumnsAndNulls(t *testing.T) {
+	one, two := int64(1), int64(2)
+	lat := float32(12.5)
+	good := []optionalRow{
+		{DialogID: sp("d"), TurnNo: &one, Turn: sp("Tool"), GoldToolID: sp("t"), PredictAction: sp("a"), LatencyMS: &lat},
+		{DialogID: sp("d"), TurnNo: &two, Turn: sp("Agent"), PredictResponse: sp("")},
+	}
+	path := filepath.Join(t.TempDir(), "opt.parquet")
+	writeRows(t, path, good, 10)
+	got, _ := readAll(t, path, ReadOptions{})
+	if len(got) != 1 || len(got[0].Turns) != 2 {
+		t.Fatalf("got %+v", got)
+	}
+	t1, t2 := got[0].Turns[0], got[0].Turns[1]
+	wantGold := metrics.Call{ToolID: "t", Args: map[string]any{}}
+	wantPred := metrics.Call{Action: "a", Args: map[string]any{}}
+	if !t1.HasGold || !t1.HasPredict || !cmp.Equal(t1.Gold, wantGold) || !cmp.Equal(t1.Predict, wantPred) || *t1.LatencyMS != 12.5 || t1.Critical {
+		t.Errorf("turn 1 = %+v", t1)
+	}
+	if t2.HasGold || !t2.HasPredict || t2.PredictResponse != "" {
+		t.Errorf("turn 2 (unexpected, empty reply) = %+v", t2)
+	}
+
+	for name, mut := range map[string]func(*optionalRow){
+		"dialog_id": func(r *optionalRow) { r.DialogID = nil },
+		"turn_no":   func(r *optionalRow) { r.TurnNo = nil },
+		"turn":      func(r *optionalRow) { r.Turn = nil },
+	} {
+		rows := append([]optionalRow(nil), good...)
+		mut(&rows[1])
+		path := filepath.Join(t.TempDir(), name+".parquet")
+		writeRows(t, path, rows, 10)
+		var re *RowError
+		if err := readErr(path); !errors.As(err, &re) || re.Column != name || re.Row != 1 {
+			t.Errorf("null %s: err = %v", name, err)
+		}
+	}
+}

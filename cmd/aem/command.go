@@ -38,7 +38,10 @@ func commands() []*Command {
 	// Each cmd_<name>.go defines one; add a new command here.
 	return []*Command{
 		cmdRun(),
+		cmdImport(),
 		cmdShow(),
+		cmdGen(),
+		cmdMerge(),
 	}
 }
 

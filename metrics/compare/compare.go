@@ -480,12 +480,13 @@ func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, er
 		return nil, err
 	}
 
+	ds := make([]string, len(pr.Paired))
 	rb := make([]string, len(pr.Paired))
 	rc := make([]string, len(pr.Paired))
 	for i, p := range pr.Paired {
-		rb[i], rc[i] = reasonOf(p.Base), reasonOf(p.Candidate)
+		ds[i], rb[i], rc[i] = p.Base.DialogID, reasonOf(p.Base), reasonOf(p.Candidate)
 	}
-	if c.ReasonShift, err = reasonShift(ctx, rb, rc, opts.Alpha, opts.Permutations, opts.Seed); err != nil {
+	if c.ReasonShift, err = reasonShift(ctx, ds, rb, rc, opts.Alpha, opts.Permutations, opts.Seed); err != nil {
 		return nil, fmt.Errorf("testing the failure-reason shift: %w", err)
 	}
 	c.gate(opts)

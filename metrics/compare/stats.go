@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"maps"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -175,26 +174,16 @@ func chiSquare(a, b []int) float64 {
 	return x
 }
 
-// binomialHalf draws from Binomial(n, 1/2) exactly, one random bit per trial.
-func binomialHalf(rng *rand.Rand, n int) int {
-	k := 0
-	for n >= 64 {
-		k += bits.OnesCount64(rng.Uint64())
-		n -= 64
-	}
-	if n > 0 {
-		k += bits.OnesCount64(rng.Uint64() & (1<<uint(n) - 1))
-	}
-	return k
-}
-
 const passCategory = ""
 
 // reasonShift runs the shift test on the paired turns' primary reasons
-// (passCategory for a pass).
-func reasonShift(ctx context.Context, base, cand []string, alpha float64, perms int, seed uint64) (ShiftTest, error) {
+// (passCategory for a pass); dialogs[i] is the dialog of turn i, and the
+// turns of one dialog are contiguous. The permutation swaps the base and
+// candidate verdicts of whole dialogs, so turns that fail together (a root
+// cause and its cascades) move together.
+func reasonShift(ctx context.Context, dialogs, base, cand []string, alpha float64, perms int, seed uint64) (ShiftTest, error) {
 	st := ShiftTest{
-		Method:       "Pearson chi-square of homogeneity on failure counts by primary reason; p-value from a paired sign-flip permutation test",
+		Method:       "Pearson chi-square of homogeneity on failure counts by primary reason; p-value from a sign-flip permutation test swapping the two runs' verdicts of whole dialogs",
 		Permutations: perms,
 		PPermutation: 1,
 	}
@@ -214,30 +203,37 @@ func reasonShift(ctx context.Context, base, cand []string, alpha float64, perms 
 	k := len(st.Categories)
 	st.Base = make([]int, k)
 	st.Candidate = make([]int, k)
-	// Concordant failures are fixed under the permutation; discordant
-	// pairs are grouped by type (x, y) with x < y, counting both orders.
-	type pairType struct{ x, y string }
-	disc := map[pairType]int{}
-	fixedA := make([]int, k)
-	for i := range base {
-		x, y := base[i], cand[i]
-		if x != passCategory {
-			st.Base[col[x]]++
-		}
-		if y != passCategory {
-			st.Candidate[col[y]]++
-		}
-		if x == y {
-			if x != passCategory {
-				fixedA[col[x]]++
+	// For each dialog whose counts differ between the runs, the sparse
+	// change (candidate - base) a swap applies to the base row.
+	type delta struct{ cat, d int }
+	var flips [][]delta
+	db, dc := make([]int, k), make([]int, k)
+	flush := func() {
+		var ds []delta
+		for j := range k {
+			if db[j] != dc[j] {
+				ds = append(ds, delta{j, dc[j] - db[j]})
 			}
-			continue
+			db[j], dc[j] = 0, 0
 		}
-		if y < x {
-			x, y = y, x
+		if ds != nil {
+			flips = append(flips, ds)
 		}
-		disc[pairType{x, y}]++
 	}
+	for i := range base {
+		if i > 0 && dialogs[i] != dialogs[i-1] {
+			flush()
+		}
+		if x := base[i]; x != passCategory {
+			st.Base[col[x]]++
+			db[col[x]]++
+		}
+		if y := cand[i]; y != passCategory {
+			st.Candidate[col[y]]++
+			dc[col[y]]++
+		}
+	}
+	flush()
 	st.ChiSquare = chiSquare(st.Base, st.Candidate)
 	var tb, tc int
 	for i := range k {
@@ -254,21 +250,6 @@ func reasonShift(ctx context.Context, base, cand []string, alpha float64, perms 
 	} else {
 		st.MergedCategories = merged
 	}
-
-	types := slices.SortedFunc(maps.Keys(disc), func(a, b pairType) int {
-		if a.x != b.x {
-			if a.x < b.x {
-				return -1
-			}
-			return 1
-		}
-		if a.y < b.y {
-			return -1
-		} else if a.y > b.y {
-			return 1
-		}
-		return 0
-	})
 	rng := rand.New(rand.NewPCG(seed, streamSeed("failure_reason_shift")))
 	pa := make([]int, k)
 	pb := make([]int, k)
@@ -280,18 +261,24 @@ func reasonShift(ctx context.Context, base, cand []string, alpha float64, perms 
 				return ShiftTest{}, err
 			}
 		}
-		copy(pa, fixedA)
-		copy(pb, fixedA)
-		for _, t := range types {
-			n := disc[t]
-			h := binomialHalf(rng, n) // how many have x in the base row
-			if t.x != passCategory {
-				pa[col[t.x]] += h
-				pb[col[t.x]] += n - h
+		copy(pa, st.Base)
+		copy(pb, st.Candidate)
+		var bitsLeft int
+		var word uint64
+		for _, ds := range flips {
+			if bitsLeft == 0 {
+				word, bitsLeft = rng.Uint64(), 64
 			}
-			// t.y is never the pass category: x < y and pass is "".
-			pa[col[t.y]] += n - h
-			pb[col[t.y]] += h
+			flip := word&1 == 1
+			word >>= 1
+			bitsLeft--
+			if !flip {
+				continue
+			}
+			for _, d := range ds {
+				pa[d.cat] += d.d
+				pb[d.cat] -= d.d
+			}
 		}
 		if chiSquare(pa, pb) >= st.ChiSquare-tol {
 			exceed++

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -75,25 +76,6 @@ func TestChiSquareHandValue(t *testing.T) {
 	}
 	if p <= 0 || p > 1 {
 		t.Errorf("p = %v", p)
-	}
-}
-
-func TestBinomialHalfMean(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 63, 64, 65, 300} {
-		var sum int
-		for range 4000 {
-			k := binomialHalf(rng, n)
-			if k < 0 || k > n {
-				t.Fatalf("binomialHalf(%d) = %d", n, k)
-			}
-			sum += k
-		}
-		mean := float64(sum) / 4000
-		sd := math.Sqrt(float64(n)/4) / math.Sqrt(4000)
-		if math.Abs(mean-float64(n)/2) > 5*sd+1e-9 {
-			t.Errorf("binomialHalf(%d) mean %v, want %v", n, mean, float64(n)/2)
-		}
 	}
 }
 
@@ -210,8 +192,9 @@ func TestBootstrapCancelled(t *testing.T) {
 func TestReasonShift(t *testing.T) {
 	ctx := context.Background()
 	// Base fails mostly on values; candidate mostly on tool_mismatch.
-	var b, c []string
+	var d, b, c []string
 	for i := range 400 {
+		d = append(d, fmt.Sprintf("d%03d", i/2)) // two turns per dialog
 		switch {
 		case i < 60:
 			b = append(b, "inconsistent_parameter_values")
@@ -229,7 +212,7 @@ func TestReasonShift(t *testing.T) {
 			c = append(c, "")
 		}
 	}
-	st, err := reasonShift(ctx, b, c, 0.05, 2000, 1)
+	st, err := reasonShift(ctx, d, b, c, 0.05, 2000, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +224,7 @@ func TestReasonShift(t *testing.T) {
 		t.Errorf("table: %v %v %v", st.Categories, st.Base, st.Candidate)
 	}
 	// Same distribution: not significant; identical runs give p = 1.
-	st, err = reasonShift(ctx, b, b, 0.05, 500, 1)
+	st, err = reasonShift(ctx, d, b, b, 0.05, 500, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +232,7 @@ func TestReasonShift(t *testing.T) {
 		t.Errorf("identical runs: %+v", st)
 	}
 	// One category only: not testable.
-	st, err = reasonShift(ctx, []string{"a", ""}, []string{"", "a"}, 0.05, 500, 1)
+	st, err = reasonShift(ctx, []string{"x", "y"}, []string{"a", ""}, []string{"", "a"}, 0.05, 500, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

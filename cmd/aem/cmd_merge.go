@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/aem-dev/aem/batch"
+)
+
+type mergeOptions struct {
+	out     string
+	workDir string
+}
+
+func (o *mergeOptions) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.out, "o", "", "merged run directory (local path or URL)")
+	fs.StringVar(&o.out, "out", "", "same as -o")
+	fs.StringVar(&o.workDir, "work-dir", "", "where remote shard outputs are downloaded (default: the system temp dir)")
+}
+
+func cmdMerge() *Command {
+	return &Command{
+		Name:      "merge",
+		UsageLine: "merge -o OUTDIR SHARD_DIR...",
+		Short:     "combine the run directories of 'aem run --shard i/n' into one run",
+		Long: `
+Merge combines the outputs of a sharded run (one run directory per shard,
+all shards of one run) into the same turns.parquet, dialogs.parquet and
+summary.json a single unsharded run would have written, in input order.
+It refuses directories that are not one complete set of shards of the same
+input and settings.
+
+EXAMPLES
+	aem merge -o out/nightly out/shard-0 out/shard-1 out/shard-2 out/shard-3
+	aem merge -o s3://bucket/runs/nightly s3://bucket/runs/nightly-shard-{0..7}
+`,
+		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+			var o mergeOptions
+			o.addFlags(fs)
+			return func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return usagef(lookup("merge"), "merge needs the shard run directories")
+				}
+				if o.out == "" {
+					return usagef(lookup("merge"), "merge needs an output directory: -o OUTDIR")
+				}
+				sum, err := batch.MergeWith(ctx, batch.MergeOptions{WorkDir: o.workDir}, o.out, args...)
+				if err != nil {
+					return err
+				}
+				printRunSummary(env, sum, o.out)
+				return nil
+			}
+		},
+	}
+}
