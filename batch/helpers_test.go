@@ -126,7 +126,7 @@ func writeGoldenExtras(t testing.TB, dir string, ds []metrics.Dialog) string {
 	w := parquet.NewGenericWriter[extraRow](f, parquet.MaxRowsPerRowGroup(300))
 	for i, d := range ds {
 		for j, turn := range d.Turns {
-			row, err := golden.TurnRow(turn)
+			row, err := golden.RowOf(turn)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,7 +30,7 @@ type GenConfig struct {
 	Dialogs  int    // number of dialogs to yield
 	IDPrefix string // dialog ids are IDPrefix + the index padded to 8 digits; "" means "gen-"
 
-	MinTurns, MaxTurns int // turns per dialog, inclusive; defaults 3 and 12
+	MinTurns, MaxTurns int // turns per dialog, inclusive; both 0 means 3 and 12
 
 	WrongRate      float64 // a predicted value (or reply) is wrong
 	ParaphraseRate float64 // a predicted value (or reply) is a paraphrase of gold
@@ -58,20 +58,35 @@ func DefaultGenConfig() GenConfig {
 	}
 }
 
-// Validate checks the ranges.
+// withDefaults fills in the zero values that have a default.
+func (c GenConfig) withDefaults() GenConfig {
+	if c.MinTurns == 0 && c.MaxTurns == 0 {
+		c.MinTurns, c.MaxTurns = 3, 12
+	}
+	if c.IDPrefix == "" {
+		c.IDPrefix = "gen-"
+	}
+	return c
+}
+
+// Validate checks the ranges (after applying the defaults for zero values).
 func (c GenConfig) Validate() error {
+	c = c.withDefaults()
 	if c.Dialogs < 0 {
 		return fmt.Errorf("dialogs must be >= 0, got %d", c.Dialogs)
 	}
 	if c.MinTurns < 2 || c.MaxTurns < c.MinTurns {
 		return fmt.Errorf("turns per dialog must satisfy 2 <= min <= max, got %d..%d", c.MinTurns, c.MaxTurns)
 	}
-	for name, r := range map[string]float64{
-		"wrong": c.WrongRate, "paraphrase": c.ParaphraseRate, "structure": c.StructureRate, "key": c.KeyRate,
-		"missing": c.MissingRate, "unexpected": c.UnexpectedRate, "order-invariant": c.OrderInvRate, "any": c.AnyRate,
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{
+		{"wrong", c.WrongRate}, {"paraphrase", c.ParaphraseRate}, {"structure", c.StructureRate}, {"key", c.KeyRate},
+		{"missing", c.MissingRate}, {"unexpected", c.UnexpectedRate}, {"order-invariant", c.OrderInvRate}, {"any", c.AnyRate},
 	} {
-		if math.IsNaN(r) || r < 0 || r > 1 {
-			return fmt.Errorf("%s rate must be in [0, 1], got %v", name, r)
+		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
+			return fmt.Errorf("%s rate must be in [0, 1], got %v", r.name, r.v)
 		}
 	}
 	if c.WrongRate+c.ParaphraseRate > 1 {
@@ -82,12 +97,10 @@ func (c GenConfig) Validate() error {
 
 // Generate yields cfg.Dialogs synthetic dialogs. The same config always
 // gives the same dialogs; dialog i depends only on the seed and i, so any
-// prefix of a larger run equals a smaller run. It panics on nothing: an
-// invalid config yields no dialogs (call Validate first).
+// prefix of a larger run equals a smaller run. Call Validate first: an
+// invalid config yields no dialogs at all.
 func Generate(cfg GenConfig) iter.Seq[metrics.Dialog] {
-	if cfg.IDPrefix == "" {
-		cfg.IDPrefix = "gen-"
-	}
+	cfg = cfg.withDefaults()
 	return func(yield func(metrics.Dialog) bool) {
 		if cfg.Validate() != nil {
 			return

@@ -232,4 +232,10 @@ func TestGenConfigValidate(t *testing.T) {
 	if err := DefaultGenConfig().Validate(); err != nil {
 		t.Error(err)
 	}
+	// Zero turn bounds mean the defaults.
+	for _, d := range collect(GenConfig{Seed: 3, Dialogs: 50}) {
+		if len(d.Turns) < 3 || len(d.Turns) > 12 || !strings.HasPrefix(d.ID, "gen-") {
+			t.Fatalf("%s has %d turns", d.ID, len(d.Turns))
+		}
+	}
 }

@@ -1,10 +1,13 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -99,7 +102,7 @@ func BenchmarkEmbed(b *testing.B) {
 		texts func() []string
 	}{
 		{"short", func() []string { return shortValues(1024) }},
-		{"long", func() []string { return longReplies(b, 256) }},
+		{"long", func() []string { return longReplies(b, 128) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			e := benchEmbedder(b, nil)
@@ -121,47 +124,83 @@ func BenchmarkEmbed(b *testing.B) {
 // BenchmarkEndToEndVsRawORT: the same strings as pre-tokenized, pre-padded
 // batches straight into the ORT session (raw) versus through Embed (sanitize,
 // tokenize, dedupe, queue, sort, pad, run, normalise, copy). overhead-% is
-// (end-to-end time / raw time - 1) x 100.
+// (end-to-end time / raw time - 1) x 100, the two passes alternating within
+// each iteration; outside-model-% is the end-to-end passes' own time outside
+// the backend's run calls, relative to the time inside them (immune to load
+// swings between passes).
 func BenchmarkEndToEndVsRawORT(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		texts func() []string
 	}{
 		{"short", func() []string { return shortValues(1024) }},
-		{"long", func() []string { return longReplies(b, 256) }},
+		{"long", func() []string { return longReplies(b, 128) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			e := benchEmbedder(b, nil)
 			texts := c.texts()
-			toks := make([]tokenized, len(texts))
+			// The batches Embed builds: the queue is taken in windows of
+			// 4 x BatchSize strings, each sorted by (token count, text), then cut
+			// into batches.
+			type item struct {
+				text string
+				tok  tokenized
+			}
+			items := make([]item, len(texts))
 			for i, s := range texts {
-				var err error
-				if toks[i], err = e.tok.encode(sanitize(s, e.info.MaxTokens)); err != nil {
+				s = sanitize(s, e.info.MaxTokens)
+				tk, err := e.tok.encode(s)
+				if err != nil {
 					b.Fatal(err)
 				}
+				items[i] = item{s, tk}
 			}
-			slices.SortStableFunc(toks, func(x, y tokenized) int { return len(x.ids) - len(y.ids) })
 			var batches []*batchInput
-			for lo := 0; lo < len(toks); lo += e.opts.BatchSize {
-				in, _ := e.buildBatch(toks[lo:min(lo+e.opts.BatchSize, len(toks))])
-				batches = append(batches, in)
+			window := 4 * e.opts.BatchSize
+			for w := 0; w < len(items); w += window {
+				win := slices.Clone(items[w:min(w+window, len(items))])
+				slices.SortStableFunc(win, func(x, y item) int {
+					return cmp.Or(cmp.Compare(len(x.tok.ids), len(y.tok.ids)), cmp.Compare(x.text, y.text))
+				})
+				for lo := 0; lo < len(win); lo += e.opts.BatchSize {
+					var chunk []tokenized
+					for _, it := range win[lo:min(lo+e.opts.BatchSize, len(win))] {
+						chunk = append(chunk, it.tok)
+					}
+					in, _ := e.buildBatch(chunk)
+					batches = append(batches, in)
+				}
 			}
-			var raw, e2e time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			rawPass := func() time.Duration {
 				start := time.Now()
 				for _, in := range batches {
 					if _, _, err := e.be.run(in); err != nil {
 						b.Fatal(err)
 					}
 				}
-				raw += time.Since(start)
-				start = time.Now()
+				return time.Since(start)
+			}
+			e2ePass := func() time.Duration {
+				start := time.Now()
 				if _, err := e.Embed(context.Background(), texts); err != nil {
 					b.Fatal(err)
 				}
-				e2e += time.Since(start)
+				return time.Since(start)
 			}
+			var raw, e2e time.Duration
+			before := e.Stats().ModelTime
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%2 == 0 { // alternate which pass goes first
+					raw += rawPass()
+					e2e += e2ePass()
+				} else {
+					e2e += e2ePass()
+					raw += rawPass()
+				}
+			}
+			model := e.Stats().ModelTime - before
+			b.ReportMetric(100*(e2e.Seconds()/model.Seconds()-1), "outside-model-%")
 			n := float64(len(texts) * b.N)
 			b.ReportMetric(n/raw.Seconds(), "raw-strings/s")
 			b.ReportMetric(n/e2e.Seconds(), "e2e-strings/s")
@@ -217,6 +256,69 @@ func BenchmarkCache(b *testing.B) {
 	})
 }
 
+// BenchmarkVsNodePeer interleaves, in each iteration, one end-to-end Go pass
+// over a set and one pass of the Node.js peer (onnxruntime-node@1.30.0,
+// scripts/bench-embed-node.mjs) over the same strings and model file, so both
+// see the same machine load. It needs node, the peer installed by
+// scripts/bench-embed under .aem/bench-node, and AEM_BENCH_CORPUS (written
+// by TestWriteBenchCorpus). node/go < 1 means Go is faster.
+func BenchmarkVsNodePeer(b *testing.B) {
+	corpus := os.Getenv("AEM_BENCH_CORPUS")
+	nodeDir, _ := filepath.Abs(filepath.Join("..", ".aem", "bench-node"))
+	if corpus == "" {
+		b.Skip("set AEM_BENCH_CORPUS (see scripts/bench-embed)")
+	}
+	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "onnxruntime-node")); err != nil {
+		b.Skipf("onnxruntime-node not installed under %s: run scripts/bench-embed", nodeDir)
+	}
+	for _, c := range []struct {
+		name  string
+		texts func() []string
+	}{
+		{"short", func() []string { return shortValues(1024) }},
+		{"long", func() []string { return longReplies(b, 128) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e := benchEmbedder(b, nil)
+			texts := c.texts()
+			if _, err := e.Embed(context.Background(), texts[:64]); err != nil { // warm-up, like the peer's
+				b.Fatal(err)
+			}
+			var goTime time.Duration
+			var nodeRate []float64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				if _, err := e.Embed(context.Background(), texts); err != nil {
+					b.Fatal(err)
+				}
+				goTime += time.Since(start)
+				cmd := exec.Command("node", filepath.Join("..", "scripts", "bench-embed-node.mjs"), corpus, "1", "0", c.name)
+				cmd.Env = append(os.Environ(), "AEM_BENCH_NODE_DIR="+nodeDir)
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatalf("node peer: %v", err)
+				}
+				var res struct {
+					Rate float64 `json:"median_strings_per_s"`
+				}
+				if err := json.Unmarshal(out, &res); err != nil {
+					b.Fatalf("node peer output %q: %v", out, err)
+				}
+				nodeRate = append(nodeRate, res.Rate)
+			}
+			goRate := float64(len(texts)*b.N) / goTime.Seconds()
+			var nodeMean float64
+			for _, r := range nodeRate {
+				nodeMean += r / float64(len(nodeRate))
+			}
+			b.ReportMetric(goRate, "go-strings/s")
+			b.ReportMetric(nodeMean, "node-strings/s")
+			b.ReportMetric(nodeMean/goRate, "node/go")
+		})
+	}
+}
+
 // TestWriteBenchCorpus writes the benchmark strings with their token ids for
 // the Node.js peer (scripts/bench-embed-node.mjs); it runs only when
 // AEM_BENCH_CORPUS names the output file.
@@ -225,13 +327,17 @@ func TestWriteBenchCorpus(t *testing.T) {
 	if path == "" {
 		t.Skip("set AEM_BENCH_CORPUS=FILE to write the Node.js benchmark corpus")
 	}
-	e := openTest(t, useLiteDir(t), BackendGo, nil)
+	e := openTest(t, useLiteDir(t), BackendORT, nil)
 	type item struct {
 		Text string  `json:"text"`
 		IDs  []int64 `json:"ids"`
 	}
-	corpus := map[string]any{"model": e.Info().WeightsPath, "batch_size": DefaultBatchSize}
-	for name, texts := range map[string][]string{"short": shortValues(1024), "long": longReplies(t, 256)} {
+	model, err := filepath.Abs(e.Info().WeightsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := map[string]any{"model": model, "batch_size": DefaultBatchSize}
+	for name, texts := range map[string][]string{"short": shortValues(1024), "long": longReplies(t, 128)} {
 		items := make([]item, len(texts))
 		for i, s := range texts {
 			tk, err := e.tok.encode(sanitize(s, e.info.MaxTokens))

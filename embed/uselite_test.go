@@ -96,6 +96,16 @@ func TestUSELiteMatchesReference(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d sentences, lowest cosine with the reference %.7f", be, len(refs), worst)
+		// A vector does not depend on what shared its batch.
+		for i := 0; i < len(texts); i += 7 {
+			e1 := openTest(t, dir, be, nil)
+			alone, err := e1.Embed(context.Background(), texts[i:i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertClose(t, be+" alone vs batched: "+texts[i], alone[0], vecs[i], 1e-6)
+			e1.Close()
+		}
 		got[be] = vecs
 	}
 	if o, g := got[BackendORT], got[BackendGo]; o != nil && g != nil {

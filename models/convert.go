@@ -138,9 +138,9 @@ func useLiteTokenizerJSON(vocab []vocabEntry) ([]byte, error) {
 		v[i] = [2]any{e.Piece, e.Score}
 	}
 	doc := map[string]any{
-		"version":    "1.0",
-		"truncation": nil,
-		"padding":    nil,
+		"version":      "1.0",
+		"truncation":   nil,
+		"padding":      nil,
 		"added_tokens": []any{},
 		"normalizer": map[string]any{
 			"type": "Sequence",

@@ -272,3 +272,24 @@ func TestConvertBadSource(t *testing.T) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
+
+// TestSetupScriptPins keeps scripts/setup and this package pinning the same output.
+func TestSetupScriptPins(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "scripts", "setup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"USE_MODEL_SHA": UseLiteModelSHA256, "USE_TOKENIZER_SHA": UseLiteTokenizerSHA256}
+	for _, line := range strings.Split(string(raw), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if w, pinned := want[k]; ok && pinned {
+			if v != w {
+				t.Errorf("scripts/setup pins %s=%s, package models pins %s", k, v, w)
+			}
+			delete(want, k)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("scripts/setup does not pin %v", want)
+	}
+}

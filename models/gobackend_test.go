@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/gomlx/gomlx/backends/simplego" // pure-Go backend, as hugot's Go session uses
 	"github.com/gomlx/gomlx/backends"
+	_ "github.com/gomlx/gomlx/backends/simplego" // pure-Go backend, as hugot's Go session uses
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -27,7 +27,13 @@ func runGoBackend(t testing.TB, modelPath string, tok *usetok.Tokenizer, texts [
 		t.Fatal(err)
 	}
 	ctx = ctx.Reuse()
-	backend, err := backends.NewWithConfig("go")
+	// gomlx v0.26.0's parallel op executor (simplego exec.go) has a data race the
+	// race detector reports, and stalls under it; run ops sequentially there.
+	config := "go"
+	if raceEnabled {
+		config = "go:ops_sequential"
+	}
+	backend, err := backends.NewWithConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 
@@ -41,7 +42,8 @@ var repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-
 // at the end, so dest never holds a partial download. The endpoint is
 // https://huggingface.co or $HF_ENDPOINT; files are cached in the Hugging Face
 // cache ($XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub). hugot's
-// downloader takes no context: cancelling ctx takes effect between files.
+// downloader takes no context: files are fetched one at a time first (see
+// prefetch), and cancelling ctx takes effect between files.
 func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, error) {
 	if !repoName.MatchString(repo) {
 		return Manifest{}, fmt.Errorf("pulling %q: %w: want ORG/NAME as on huggingface.co, e.g. sentence-transformers/all-MiniLM-L6-v2", repo, ErrBadRepo)
@@ -70,6 +72,15 @@ func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, e
 	}
 	defer os.RemoveAll(tmp)
 
+	r := hub.New(repo).WithRevision(opts.Revision)
+	if opts.AuthToken != "" {
+		r = r.WithAuth(opts.AuthToken)
+	}
+	r.Verbosity = 0
+	if err := prefetch(ctx, r, opts.OnnxFile); err != nil {
+		return Manifest{}, fmt.Errorf("pulling %s from %s: %w (check the name, your connection and $HF_TOKEN for gated models; --onnx-file picks another export)", repo, endpoint(), err)
+	}
+
 	dl := hugot.NewDownloadOptions()
 	dl.OnnxFilePath = opts.OnnxFile
 	dl.Branch = opts.Revision
@@ -93,16 +104,9 @@ func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, e
 	if _, err := os.Stat(filepath.Join(got, TokenizerFile)); err != nil {
 		return Manifest{}, fmt.Errorf("pulling %s: the repository has no tokenizer.json: %w (aem needs a fast-tokenizer export)", repo, ErrMissingFile)
 	}
-	// sentence-transformers configuration, which hugot does not fetch.
-	r := hub.New(repo).WithRevision(opts.Revision)
-	if opts.AuthToken != "" {
-		r = r.WithAuth(opts.AuthToken)
-	}
-	r.Verbosity = 0
+	// sentence-transformers configuration, which hugot does not copy (prefetch
+	// already put it in the cache).
 	for _, f := range []string{ModulesFile, PoolingConfigFile} {
-		if err := ctx.Err(); err != nil {
-			return Manifest{}, err
-		}
 		if !r.HasFile(f) {
 			continue
 		}
@@ -134,6 +138,37 @@ func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, e
 		return Manifest{}, fmt.Errorf("pulling %s: installing into %s: %w", repo, dest, err)
 	}
 	return m, nil
+}
+
+// hugotFiles are the base names hugot.DownloadModel fetches besides the ONNX file.
+var hugotFiles = map[string]bool{"tokenizer.json": true, "special_tokens_map.json": true, "tokenizer_config.json": true,
+	"config.json": true, "genai_config.json": true, "vocab.txt": true}
+
+// prefetch downloads into the Hugging Face cache, one file at a time, every file
+// hugot.DownloadModel will ask for plus the sentence-transformers configuration,
+// so that hugot then only validates the repository and copies from the cache.
+// One at a time because go-huggingface v0.3.1 (under hugot) updates its progress
+// counters without a lock when it downloads several files at once (a data race
+// the race detector reports), and so that ctx is honoured between files.
+func prefetch(ctx context.Context, r *hub.Repo, onnxFile string) error {
+	var want []string
+	for name, err := range r.IterFileNames() {
+		if err != nil {
+			return err
+		}
+		if name == onnxFile || name == ModulesFile || name == PoolingConfigFile || hugotFiles[path.Base(name)] {
+			want = append(want, name)
+		}
+	}
+	for _, name := range want {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := r.DownloadFile(name); err != nil {
+			return fmt.Errorf("downloading %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func endpoint() string {

@@ -16,10 +16,10 @@ var sugarmeKnownDifferences = map[string]string{
 	"tab\tseparated\tvalues":           "sugarme's Metaspace turns every whitespace into \u2581; the reference only spaces",
 	"line one\nline two\r\nline three": "sugarme's Metaspace turns every whitespace into \u2581; the reference only spaces",
 	"\t\n":                             "sugarme's Metaspace turns every whitespace into \u2581; the reference only spaces",
-	"e\u0301cole":                       "sugarme's NFKC does not compose e + U+0301",
-	":":                                 "the reference treats a best score of exactly 0 as unset",
-	":)":                                "the reference treats a best score of exactly 0 as unset",
-	"<s> </s> extra_token_id_1":         "the reference never matches the reserved pieces 1-5",
+	"e\u0301cole":                      "sugarme's NFKC does not compose e + U+0301",
+	":":                                "the reference treats a best score of exactly 0 as unset",
+	":)":                               "the reference treats a best score of exactly 0 as unset",
+	"<s> </s> extra_token_id_1":        "the reference never matches the reserved pieces 1-5",
 }
 
 // TestTokenizerJSONWithSugarme loads the generated tokenizer.json with sugarme

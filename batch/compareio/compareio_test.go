@@ -77,9 +77,10 @@ func failRow(r batch.TurnRow, reason metrics.Reason, from int64) batch.TurnRow {
 }
 
 type runSpec struct {
-	dialogs int
-	scorer  string
-	mod     func(d int, r batch.TurnRow) batch.TurnRow
+	dialogs  int
+	scorer   string
+	settings map[string]string
+	mod      func(d int, r batch.TurnRow) batch.TurnRow
 }
 
 // writeRun writes a complete run directory and returns its path.
@@ -125,6 +126,7 @@ func writeRun(t *testing.T, dir string, spec runSpec) string {
 		Version: 1, Dataset: "sha256:gold", Input: "gold.parquet", Scorer: spec.scorer,
 		Thresholds: metrics.Thresholds{Version: 1, Threshold: 0.5, Source: "default"},
 		Dialogs:    len(dialogs), Turns: len(turns), Passed: passed,
+		Settings: spec.settings,
 	}
 	data, err := json.Marshal(sum)
 	if err != nil {
@@ -277,7 +279,7 @@ func TestEndToEnd(t *testing.T) {
 }
 
 // TestMarkdownGolden pins the report layout on a small three-run trend;
-// refresh with go test -run MarkdownGolden -update.
+// refresh with go test ./batch/compareio -run MarkdownGolden -args -update.
 func TestMarkdownGolden(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -477,6 +479,31 @@ func TestMismatchRefusedThenAllowed(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "runs compared despite differences (--allow-mismatch)") || !strings.Contains(md.String(), "embed:use-lite@sha256:abc") {
 		t.Errorf("markdown does not record the mismatch:\n%s", md.String())
+	}
+}
+
+func TestSettingsMismatch(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	set := func(cascade, mapping string) map[string]string {
+		return map[string]string{"cascade": cascade, "composition.rule": "mean", "mapping": mapping}
+	}
+	base := writeRun(t, filepath.Join(root, "v1"), runSpec{dialogs: 5, settings: set("evidence", "a=b")})
+	sameMetric := writeRun(t, filepath.Join(root, "v2"), runSpec{dialogs: 5, settings: set("evidence", "c=d")})
+	otherCascade := writeRun(t, filepath.Join(root, "v3"), runSpec{dialogs: 5, settings: set("chain", "a=b")})
+	runs, err := ReadRuns(ctx, []string{base, sameMetric, otherCascade})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs[0].Identity.Settings != "cascade=evidence; composition.rule=mean" {
+		t.Errorf("settings identity %q", runs[0].Identity.Settings)
+	}
+	if _, err := compare.CompareRuns(ctx, runs[:2], testOptions()); err != nil {
+		t.Errorf("a different column mapping must not block the comparison: %v", err)
+	}
+	var me *compare.MismatchError
+	if _, err := compare.CompareRuns(ctx, []compare.Run{runs[0], runs[2]}, testOptions()); !errors.As(err, &me) || me.Mismatches[0].Field != "settings" {
+		t.Errorf("different cascade policy: err = %v", err)
 	}
 }
 

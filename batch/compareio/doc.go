@@ -10,7 +10,8 @@
 // last, so its presence means the set is complete.
 //
 // Runs are identified by their directory path as given (cleaned). Their
-// identity for the comparability check is the summary's Scorer, Dataset
-// and Thresholds (the latter in canonical JSON, without the informative
-// Model and Source fields).
+// identity for the comparability check is the summary's Scorer, Dataset,
+// Thresholds (in canonical JSON, without the informative Model and Source
+// fields) and Settings (cascade policy, composition, numeric tolerance;
+// not the column mapping or the shard).
 package compareio

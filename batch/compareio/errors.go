@@ -27,6 +27,7 @@ type RunError struct {
 	Fix    string // what to do about it
 }
 
+// Error describes the problem and how to fix it.
 func (e *RunError) Error() string {
 	s := e.Dir
 	if e.File != "" {
@@ -45,4 +46,5 @@ func (e *RunError) Error() string {
 	return s
 }
 
+// Unwrap returns the sentinel-wrapping cause.
 func (e *RunError) Unwrap() error { return e.Err }

@@ -198,7 +198,7 @@ func writeReasons(p printer, c *compare.Comparison) {
 	if s.Significant {
 		verdict = "**significant shift**"
 	}
-	p("%s. Chi-square %.2f over %d reasons; paired permutation p %s (%d sign flips)",
+	p("%s. Chi-square %.2f over %d reasons; permutation p %s (%d permutations swapping whole dialogs between the runs)",
 		verdict, s.ChiSquare, len(s.Categories), fmtP(s.PPermutation), s.Permutations)
 	if s.PAsymptotic == nil {
 		p("; too few failures for the asymptotic chi-square p-value.\n\n")

@@ -100,7 +100,11 @@ func TestPipelineRuns(t *testing.T) {
 	if os.Getenv("AEM_SHOW_REPORT") != "" {
 		t.Log(md.String())
 	}
-	if err := WriteReport(ctx, filepath.Join(root, "cmp"), rep); err != nil {
+	out := filepath.Join(root, "cmp")
+	if d := os.Getenv("AEM_KEEP_REPORT"); d != "" {
+		out = d
+	}
+	if err := WriteReport(ctx, out, rep); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/aem-dev/aem/batch"
@@ -138,7 +140,16 @@ func identity(dir string, s *batch.Summary) (compare.Identity, error) {
 	if err != nil {
 		return compare.Identity{}, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1, Column: "thresholds", Err: fmt.Errorf("%w: %v", ErrCorruptFile, err)}
 	}
-	return compare.Identity{Dataset: s.Dataset, Scorer: s.Scorer, Thresholds: string(b)}, nil
+	// Metric settings that change verdicts; the column mapping and the
+	// shard do not.
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(s.Settings)) {
+		if k == "mapping" || k == "shard" {
+			continue
+		}
+		kv = append(kv, k+"="+s.Settings[k])
+	}
+	return compare.Identity{Dataset: s.Dataset, Scorer: s.Scorer, Thresholds: string(b), Settings: strings.Join(kv, "; ")}, nil
 }
 
 type rowProblem struct{ column, problem string }

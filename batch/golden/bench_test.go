@@ -59,7 +59,7 @@ func benchFile(b *testing.B, shuffled bool) (string, int64) {
 	}
 	for d := range datasets.Generate(cfg) {
 		for _, t := range d.Turns {
-			r, err := TurnRow(t)
+			r, err := RowOf(t)
 			if err != nil {
 				b.Fatal(err)
 			}

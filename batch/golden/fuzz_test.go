@@ -95,7 +95,7 @@ func FuzzJSONImport(f *testing.F) {
 				if !turn.HasGold && !turn.HasPredict {
 					t.Fatalf("turn with no side: %+v", turn)
 				}
-				row, err := TurnRow(turn)
+				row, err := RowOf(turn)
 				if err != nil {
 					t.Fatalf("TurnRow: %v", err)
 				}

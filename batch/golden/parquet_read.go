@@ -78,6 +78,7 @@ func (r *Reader) openParquet(ctx context.Context, f *os.File, opts ReadOptions) 
 		}
 		return &corruptError{File: r.path, What: "reading the Parquet footer", Err: err}
 	}
+	r.numRows = pf.NumRows()
 	src := &parquetSource{path: r.path, file: pf, opts: opts}
 	if err := src.resolve(r); err != nil {
 		return err

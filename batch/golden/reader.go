@@ -30,7 +30,7 @@ type ReadOptions struct {
 	SpillDir string
 	// SpillMemory bounds the bytes of encoded rows the unsorted fallback
 	// sorts in memory before writing a run to disk; 0 means 32 MiB. Peak
-	// memory of the fallback is about three times this.
+	// memory of the fallback is a few times this (about 140 MB at the default).
 	SpillMemory int64
 	// BatchRows is how many Parquet rows are decoded per read call; 0 means 1024.
 	BatchRows int
@@ -94,6 +94,7 @@ type Reader struct {
 	extraS *parquet.Schema
 
 	unsorted *UnsortedInfo
+	numRows  int64
 
 	next    func(ctx context.Context) (Dialog, error)
 	closers []func() error
@@ -130,7 +131,7 @@ func Open(ctx context.Context, path string, opts ReadOptions) (*Reader, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Reader{path: path, format: format}
+	r := &Reader{path: path, format: format, numRows: -1}
 	r.closers = append(r.closers, f.Close)
 	switch format {
 	case FormatParquet:
@@ -186,6 +187,10 @@ func detectFormat(f *os.File, path string) (Format, error) {
 
 // Path returns the file being read.
 func (r *Reader) Path() string { return r.path }
+
+// NumRows returns the number of input rows (turns) of a Parquet file, for
+// progress and ETA; -1 for JSON input, whose size is known only at the end.
+func (r *Reader) NumRows() int64 { return r.numRows }
 
 // Format returns the detected input format.
 func (r *Reader) Format() Format { return r.format }

@@ -302,7 +302,7 @@ func readErr(path string) error {
 
 func TestReadJSON(t *testing.T) {
 	got, r := readAll(t, "testdata/sales_report.json", ReadOptions{})
-	if r.Format() != FormatJSON || len(got) != 1 {
+	if r.Format() != FormatJSON || len(got) != 1 || r.NumRows() != -1 {
 		t.Fatalf("format %s, %d dialogs", r.Format(), len(got))
 	}
 	d := got[0]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aem-dev/aem/metrics"
@@ -83,6 +84,9 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(want, metricDialogs(got)); diff != "" {
 			t.Errorf("row groups of %d: round trip mismatch (-want +got):\n%s", rows, diff)
 		}
+		if r.NumRows() != 7 {
+			t.Errorf("NumRows = %d, want 7", r.NumRows())
+		}
 		if _, unsorted := r.Unsorted(); unsorted {
 			t.Error("sorted file reported unsorted")
 		}
@@ -120,5 +124,53 @@ func TestWriteIsAtomic(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left files behind: %v", entries)
+	}
+}
+
+func TestSafelyRecoversPanics(t *testing.T) {
+	err := safely("x.parquet", "reading row group 3", func() error { panic("index out of range") })
+	if !errors.Is(err, ErrCorrupt) || !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("err = %v, want ErrCorrupt", err)
+	}
+	for _, want := range []string{"x.parquet", "row group 3", "index out of range"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not mention %q", err, want)
+		}
+	}
+	if err := safely("x", "y", func() error { return nil }); err != nil {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestWriterMisuse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.parquet")
+	w, err := Create(path, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := metrics.Dialog{ID: "a", Turns: []metrics.Turn{{DialogID: "b", TurnNo: 1, Role: metrics.RoleAgent, HasGold: true}}}
+	if err := w.Write(bad); err == nil || !strings.Contains(err.Error(), `dialog_id "b"`) {
+		t.Errorf("mismatched dialog id: err = %v", err)
+	}
+	if err := w.Write(sampleDialogs()[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort() // no-op after Commit
+	if err := w.Write(sampleDialogs()[1]); err == nil {
+		t.Error("Write after Commit succeeded")
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("stat = %v, %v", st, err)
+	}
+	got, r := readAll(t, path, ReadOptions{})
+	if len(got) != 1 || w.Turns() != 2 {
+		t.Errorf("got %d dialogs, %d turns", len(got), w.Turns())
+	}
+	r.Close()
+	if _, err := r.Next(context.Background()); err == nil {
+		t.Error("Next after Close succeeded")
 	}
 }

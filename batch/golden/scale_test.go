@@ -43,7 +43,7 @@ func TestUnsortedGeneratedFallback(t *testing.T) {
 	var rows []Row
 	for _, d := range dialogs {
 		for _, turn := range d.Turns {
-			r, err := TurnRow(turn)
+			r, err := RowOf(turn)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,9 +36,9 @@ type Row struct {
 	LatencyMS       *float64 `parquet:"latency_ms,optional"`
 }
 
-// TurnRow converts a turn to its golden row. Args are stored as EncodeArgs
+// RowOf converts a turn to its golden row. Args are stored as EncodeArgs
 // text; a side that is absent is all nulls.
-func TurnRow(t metrics.Turn) (Row, error) {
+func RowOf(t metrics.Turn) (Row, error) {
 	r := Row{
 		DialogID: t.DialogID, TurnNo: int64(t.TurnNo), Turn: string(t.Role),
 		Tags: t.Tags, HumanLabel: t.HumanLabel, HumanScore: t.HumanScore,
@@ -136,7 +136,7 @@ func (w *Writer) Write(d metrics.Dialog) error {
 		if t.DialogID != d.ID {
 			return fmt.Errorf("writing dialog %q: turn %d has dialog_id %q", d.ID, t.TurnNo, t.DialogID)
 		}
-		r, err := TurnRow(t)
+		r, err := RowOf(t)
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,7 @@ type compareOptions struct {
 func (o *compareOptions) addFlags(fs *flag.FlagSet) {
 	d := compare.DefaultOptions()
 	fs.StringVar(&o.out, "o", "", "also write compare.json, compare.parquet, compare.md and compare.html into this directory")
-	fs.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare runs scored with different scorers, thresholds or golden datasets (recorded in the report)")
+	fs.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare runs scored with different scorers, thresholds, metric settings or golden datasets (recorded in the report)")
 	fs.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 4 when a candidate is significantly worse overall or on any sub-metric")
 	fs.Float64Var(&o.margin, "margin", d.Margin, "tolerated drop in correctness as a share (0.01 = one point) before the gate fails")
 	fs.Float64Var(&o.alpha, "alpha", d.Alpha, "significance level of the tests; confidence intervals are at 1-alpha")
@@ -59,8 +59,10 @@ The Markdown report goes to stdout. With -o, compare.json (everything),
 compare.parquet (paired turns with both verdicts), compare.md and
 compare.html (with plots) are written into OUTDIR.
 
-Runs scored with a different scorer or model, thresholds or golden dataset
-are refused unless --allow-mismatch is given. Turns present in only one run
+Runs scored with a different scorer or model, thresholds, metric settings
+(cascade policy, composition, numeric tolerance) or golden dataset are
+refused unless --allow-mismatch is given; the differences are then written
+into the report. Turns present in only one run
 are listed and left out of the figures.
 
 The gate fails when, overall or on any sub-metric, the Holm-adjusted McNemar

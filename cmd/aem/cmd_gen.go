@@ -59,6 +59,9 @@ EXAMPLES
 					return usagef(lookup("gen"), "--dialogs must be at least 1")
 				}
 				o.cfg.DependsOn = !o.noDeps
+				if err := o.cfg.Validate(); err != nil {
+					return usagef(lookup("gen"), "%v", err)
+				}
 				return runGen(ctx, env, o)
 			}
 		},

@@ -1,7 +1,23 @@
 package main
 
+import (
+	"errors"
+
+	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/compare"
+)
+
 // errorStatus maps an error that is not a usage error or an interruption
 // to its exit status.
 func errorStatus(err error) int {
+	switch {
+	case errors.Is(err, compare.ErrRegression):
+		return exitRegression
+	case errors.Is(err, golden.ErrInvalidInput),
+		errors.Is(err, metrics.ErrBadDialog),
+		errors.Is(err, metrics.ErrBadSpec):
+		return exitInvalidRows
+	}
 	return exitError
 }

@@ -66,6 +66,9 @@ type Identity struct {
 	Dataset    string `json:"dataset"`    // hash of the gold side of the golden dataset
 	Scorer     string `json:"scorer"`     // scorer and model id
 	Thresholds string `json:"thresholds"` // canonical form of the thresholds in force
+	// Settings is the canonical form of the other metric settings that
+	// change verdicts (cascade policy, composition, numeric tolerance).
+	Settings string `json:"settings,omitempty"`
 }
 
 // Run is one run of `aem run`: its turns in any order and its dialogs.
@@ -92,8 +95,9 @@ type Options struct {
 	Permutations int `json:"permutations"`
 	// Seed seeds every random stream.
 	Seed uint64 `json:"seed"`
-	// AllowMismatch lets runs scored with a different scorer, thresholds
-	// or dataset be compared; the differences are recorded in the Report.
+	// AllowMismatch lets runs scored with a different scorer, thresholds,
+	// dataset or metric settings be compared; the differences are recorded
+	// in the Report.
 	AllowMismatch bool `json:"allow_mismatch"`
 }
 
@@ -135,7 +139,7 @@ var (
 // Mismatch is one identity field on which a candidate differs from the base.
 type Mismatch struct {
 	Candidate string `json:"candidate"`
-	Field     string `json:"field"` // "dataset", "scorer" or "thresholds"
+	Field     string `json:"field"` // "scorer", "thresholds", "dataset" or "settings"
 	Base      string `json:"base_value"`
 	Value     string `json:"candidate_value"`
 }
@@ -147,12 +151,13 @@ type MismatchError struct {
 	Mismatches []Mismatch
 }
 
+// Error describes the problem and how to fix it.
 func (e *MismatchError) Error() string {
 	s := fmt.Sprintf("runs are not comparable with base %q:", e.Base)
 	for _, m := range e.Mismatches {
 		s += fmt.Sprintf(" %s differs in %s (%q vs %q);", m.Candidate, m.Field, m.Base, m.Value)
 	}
-	return s + " score both runs with the same model, thresholds and golden dataset, or pass --allow-mismatch"
+	return s + " score both runs with the same model, thresholds, metric settings and golden dataset, or pass --allow-mismatch"
 }
 
 // Is makes errors.Is(err, ErrMismatch) true.
@@ -168,6 +173,7 @@ type DuplicateTurnError struct {
 	InDialogs bool
 }
 
+// Error describes the problem and how to fix it.
 func (e *DuplicateTurnError) Error() string {
 	if e.InDialogs {
 		return fmt.Sprintf("run %s: dialog %q appears twice in its dialogs", e.Run, e.DialogID)
@@ -189,6 +195,7 @@ func CheckIdentity(base, cand Run) []Mismatch {
 	add("scorer", base.Identity.Scorer, cand.Identity.Scorer)
 	add("thresholds", base.Identity.Thresholds, cand.Identity.Thresholds)
 	add("dataset", base.Identity.Dataset, cand.Identity.Dataset)
+	add("settings", base.Identity.Settings, cand.Identity.Settings)
 	return out
 }
 
@@ -201,6 +208,7 @@ type RegressionError struct {
 	Failures []GateFailure
 }
 
+// Error describes the problem and how to fix it.
 func (e *RegressionError) Error() string {
 	s := "regression gate failed: candidate significantly worse than the base on"
 	for i, f := range e.Failures {

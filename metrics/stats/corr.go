@@ -1,9 +1,10 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -80,7 +81,7 @@ func Ranks(x []float64) []float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
 	r := make([]float64, len(x))
 	for i := 0; i < len(idx); {
 		j := i + 1
@@ -116,11 +117,11 @@ func KendallTauB(x, y []float64) (float64, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.Slice(idx, func(a, b int) bool {
-		if x[idx[a]] != x[idx[b]] {
-			return x[idx[a]] < x[idx[b]]
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(x[a], x[b]); c != 0 {
+			return c
 		}
-		return y[idx[a]] < y[idx[b]]
+		return cmp.Compare(y[a], y[b])
 	})
 	pairs := func(t int64) int64 { return t * (t - 1) / 2 }
 	var tiesX, tiesXY int64

@@ -456,3 +456,47 @@ func BenchmarkKendallMillion(b *testing.B) {
 		}
 	}
 }
+
+func TestPairedMatchesExpanded(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + r.IntN(30)
+		x := make([]float64, n)
+		y := make([]float64, n)
+		w := make([]float64, n)
+		for i := range x {
+			x[i] = float64(r.IntN(5))
+			y[i] = float64(r.IntN(4)) + x[i]*float64(r.IntN(2))
+			w[i] = float64(r.IntN(4))
+		}
+		p, err := NewPaired(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := Expand(w, nil)
+		ex, ey := make([]float64, len(idx)), make([]float64, len(idx))
+		for k, i := range idx {
+			ex[k], ey[k] = x[i], y[i]
+		}
+		for _, c := range []struct {
+			name   string
+			plain  func(x, y []float64) (float64, error)
+			paired func(w []float64) (float64, error)
+		}{{"pearson", Pearson, p.Pearson}, {"spearman", Spearman, p.Spearman}, {"kendall", KendallTauB, p.Kendall}} {
+			want, werr := c.plain(ex, ey)
+			got, gerr := c.paired(w)
+			if (werr == nil) != (gerr == nil) || (werr == nil && !near(got, want, 1e-9)) {
+				t.Fatalf("trial %d %s: weighted %v (%v), expanded %v (%v)", trial, c.name, got, gerr, want, werr)
+			}
+			if werr != nil && !errors.Is(gerr, ErrUndefined) {
+				t.Fatalf("trial %d %s: err %v", trial, c.name, gerr)
+			}
+			// Unit weights equal the plain function on the data itself.
+			want, werr = c.plain(x, y)
+			got, gerr = c.paired(nil)
+			if (werr == nil) != (gerr == nil) || (werr == nil && !near(got, want, 1e-9)) {
+				t.Fatalf("trial %d %s unweighted: %v (%v), plain %v (%v)", trial, c.name, got, gerr, want, werr)
+			}
+		}
+	}
+}

@@ -1,9 +1,10 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Point is the confusion matrix at one candidate threshold.
@@ -40,7 +41,7 @@ func NewSorted(scores []float64, labels []bool) (*Sorted, error) {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
 	s := &Sorted{order: order, scores: make([]float64, len(order)), labels: make([]bool, len(order))}
 	for i, j := range order {
 		s.scores[i] = scores[j]

@@ -363,14 +363,17 @@ func correlate(ctx context.Context, s []Sample, opts Options, warn *[]string, sc
 		}
 	}
 	c := &Correlations{GradedN: len(gx)}
-	type corr struct {
-		name string
-		f    func(x, y []float64) (float64, error)
-		dst  **Estimate
-	}
 	if len(gx) > 0 {
-		for _, k := range []corr{{"Pearson", stats.Pearson, &c.Pearson}, {"Spearman", stats.Spearman, &c.Spearman}, {"Kendall", stats.KendallTauB, &c.Kendall}} {
-			e, err := estimateCorr(ctx, k.f, gx, gy, gg, opts, k.name == "Pearson")
+		p, err := stats.NewPaired(gx, gy)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range []struct {
+			name string
+			f    func(w []float64) (float64, error)
+			dst  **Estimate
+		}{{"Pearson", p.Pearson, &c.Pearson}, {"Spearman", p.Spearman, &c.Spearman}, {"Kendall", p.Kendall, &c.Kendall}} {
+			e, err := estimateCorr(ctx, k.f, len(gx), gg, opts, k.name == "Pearson")
 			if err != nil {
 				if !errors.Is(err, stats.ErrUndefined) {
 					return nil, err
@@ -388,7 +391,11 @@ func correlate(ctx context.Context, s []Sample, opts Options, warn *[]string, sc
 				y[i] = 1
 			}
 		}
-		e, err := estimateCorr(ctx, stats.Pearson, bx, y, bg, opts, true)
+		p, err := stats.NewPaired(bx, y)
+		if err != nil {
+			return nil, err
+		}
+		e, err := estimateCorr(ctx, p.Pearson, len(bx), bg, opts, true)
 		if err != nil {
 			if !errors.Is(err, stats.ErrUndefined) {
 				return nil, err
@@ -404,15 +411,18 @@ func correlate(ctx context.Context, s []Sample, opts Options, warn *[]string, sc
 	return c, nil
 }
 
-func estimateCorr(ctx context.Context, f func(x, y []float64) (float64, error), x, y []float64, group []string, opts Options, fisher bool) (*Estimate, error) {
-	v, err := f(x, y)
+// estimateCorr computes a correlation (f with nil weights) and its
+// interval: a cluster bootstrap by group (f with replicate weights), or
+// without bootstrap the Fisher-z interval for Pearson-type correlations.
+func estimateCorr(ctx context.Context, f func(w []float64) (float64, error), n int, group []string, opts Options, fisher bool) (*Estimate, error) {
+	v, err := f(nil)
 	if err != nil {
 		return nil, err
 	}
 	e := &Estimate{Value: v}
 	if opts.Bootstrap == 0 {
 		if fisher {
-			if lo, hi, err := stats.FisherZCI(v, len(x), opts.Level); err == nil {
+			if lo, hi, err := stats.FisherZCI(v, n, opts.Level); err == nil {
 				e.Low, e.High, e.CI = &lo, &hi, "fisher-z"
 			}
 		}
@@ -424,8 +434,6 @@ func estimateCorr(ctx context.Context, f func(x, y []float64) (float64, error), 
 		return nil, err
 	}
 	var w []float64
-	var idx []int
-	rx, ry := make([]float64, 0, len(x)), make([]float64, 0, len(y))
 	vals := make([]float64, 0, opts.Bootstrap)
 	for r := 0; r < opts.Bootstrap; r++ {
 		if r%16 == 0 {
@@ -434,12 +442,7 @@ func estimateCorr(ctx context.Context, f func(x, y []float64) (float64, error), 
 			}
 		}
 		w = boot.Next(w)
-		idx = stats.Expand(w, idx)
-		rx, ry = rx[:0], ry[:0]
-		for _, i := range idx {
-			rx, ry = append(rx, x[i]), append(ry, y[i])
-		}
-		b, err := f(rx, ry)
+		b, err := f(w)
 		if err != nil {
 			b = math.NaN()
 		}

@@ -203,6 +203,7 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = ReadSignature(data)
 		got, err := Unmarshal(data)
 		if err != nil {
 			return
