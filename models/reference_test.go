@@ -176,7 +176,7 @@ func checkCosines(t *testing.T, backend string, refs []referenceSentence, vecs [
 			worst, worstText = c, r.Text
 		}
 	}
-	t.Logf("%s: %d sentences, min cosine %.9f (%q)", backend, len(refs), worst, worstText)
+	t.Logf("%s: %d sentences, min cosine %.9f, 1-min = %.1e (%q)", backend, len(refs), worst, 1-worst, worstText)
 }
 
 func TestReferenceVectorsORT(t *testing.T) {

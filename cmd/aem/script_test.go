@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,7 +29,17 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("REPO", repo)
+			e.Setenv("AEM_HOME", filepath.Join(repo, ".aem"))
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "model":
+				// The default model and ONNX Runtime, as scripts/setup installs them.
+				_, err := os.Stat(filepath.Join(repo, ".aem", "models", "use-lite", "model.onnx"))
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }
