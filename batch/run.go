@@ -142,7 +142,7 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 	case err != nil:
 		return nil, err
 	case found && !o.Resume:
-		return nil, fmt.Errorf("%w: %s holds the checkpoint of an unfinished run: pass --resume to continue it, or remove %s to start over", ErrCheckpointExists, o.OutDir, st.ckptDir)
+		return nil, fmt.Errorf("%w in %s: pass --resume to continue it, or remove %s to start over", ErrCheckpointExists, o.OutDir, st.ckptDir)
 	case found:
 		if err := compareFingerprints(m.Fingerprint, fp); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v (remove %s to start over)", ErrResumeMismatch, o.OutDir, err, st.ckptDir)

@@ -269,3 +269,15 @@ func toJSONL(t *testing.T, ds []metrics.Dialog) []byte {
 	}
 	return buf.Bytes()
 }
+
+func TestBundledExample(t *testing.T) {
+	in := filepath.Join("..", "datasets", "example", "golden.jsonl")
+	if _, err := os.Stat(in); err != nil {
+		t.Skip("no bundled example")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	s := mustRun(t, baseOptions(in, out))
+	if s.Dialogs == 0 || s.Turns == 0 || len(s.FailureReasons) == 0 {
+		t.Fatalf("example summary %+v", s)
+	}
+}

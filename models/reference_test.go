@@ -68,12 +68,17 @@ func cosine(a []float32, b []float64) float64 {
 // padBatch tokenizes with the exact tokenizer, truncates to the token cap and
 // right-pads with id 0 / mask 0; an empty text gets one padding position.
 func padBatch(tok *usetok.Tokenizer, texts []string) (ids, mask []int64, seq int) {
+	return padBatchCap(tok, texts, UseLiteMaxTokens)
+}
+
+// padBatchCap is padBatch with another token cap (0: none).
+func padBatchCap(tok *usetok.Tokenizer, texts []string, maxTokens int) (ids, mask []int64, seq int) {
 	rows := make([][]int64, len(texts))
 	seq = 1
 	for i, s := range texts {
 		r := tok.Encode(s)
-		if len(r) > UseLiteMaxTokens {
-			r = r[:UseLiteMaxTokens]
+		if maxTokens > 0 && len(r) > maxTokens {
+			r = r[:maxTokens]
 		}
 		rows[i] = r
 		seq = max(seq, len(r))
@@ -121,8 +126,12 @@ func initORT(t testing.TB) {
 
 // runORT embeds texts in one padded batch with ONNX Runtime.
 func runORT(t testing.TB, modelPath string, tok *usetok.Tokenizer, texts []string) [][]float32 {
+	return runORTCap(t, modelPath, tok, texts, UseLiteMaxTokens)
+}
+
+func runORTCap(t testing.TB, modelPath string, tok *usetok.Tokenizer, texts []string, maxTokens int) [][]float32 {
 	t.Helper()
-	ids, mask, seq := padBatch(tok, texts)
+	ids, mask, seq := padBatchCap(tok, texts, maxTokens)
 	shape := ort.NewShape(int64(len(texts)), int64(seq))
 	idsT, err := ort.NewTensor(shape, ids)
 	if err != nil {
@@ -200,4 +209,37 @@ func TestReferenceVectorsORT(t *testing.T) {
 		alone[i] = runORT(t, modelPath, tok, texts[i:i+1])[0]
 	}
 	checkCosines(t, "ort alone", refs, alone)
+
+	// Untruncated input: the graph itself drops tokens past the cap, as the
+	// original does, so a 302-token reply gives the reference vector too.
+	var long []referenceSentence
+	var longTexts []string
+	for _, r := range refs {
+		if len(r.IDs) > UseLiteMaxTokens {
+			long, longTexts = append(long, r), append(longTexts, r.Text)
+		}
+	}
+	if len(long) == 0 {
+		t.Fatal("the reference set has no text over the token cap")
+	}
+	checkCosines(t, "ort untruncated", long, runORTCap(t, modelPath, tok, longTexts, 0))
+}
+
+// BenchmarkTokenize measures the exact tokenizer on a short value and on a long
+// reply (the embedder's tokenization cost per string).
+func BenchmarkTokenize(b *testing.B) {
+	dir := installedUseLite(b)
+	tok, err := usetok.Load(filepath.Join(dir, TokenizerFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	refs := loadReference(b)
+	for _, c := range []struct{ name, text string }{{"short", "New York City"}, {"long", refs[len(refs)-1].Text}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.text)))
+			for b.Loop() {
+				tok.Encode(c.text)
+			}
+		})
+	}
 }

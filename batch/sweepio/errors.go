@@ -34,6 +34,7 @@ type RowError struct {
 	Err     error
 }
 
+// Error names the file, row and column, the problem and the fix.
 func (e *RowError) Error() string {
 	where := e.File
 	if e.Row > 0 {

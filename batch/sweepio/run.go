@@ -123,7 +123,7 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 			return sweep.Input{}, nil, fmt.Errorf("%s: %w: no %s column; is it the turns.parquet of `aem run`?", path, ErrRun, col)
 		}
 	}
-	rows := parquet.NewGenericReader[batch.TurnRow](pf)
+	rows := parquet.NewGenericReader[turnView](pf)
 	defer rows.Close()
 	var extra *parquet.GenericReader[fieldLabelsRow]
 	if _, ok := pf.Schema().Lookup(FieldLabelsColumn); ok {
@@ -132,7 +132,7 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 	}
 
 	var in sweep.Input
-	buf := make([]batch.TurnRow, 512)
+	buf := make([]turnView, 512)
 	fbuf := make([]fieldLabelsRow, len(buf))
 	rowNo := 0
 	for {
@@ -202,6 +202,23 @@ func hasPrefixColumn(s *parquet.Schema, name string) bool {
 	return false
 }
 
+// turnView is the part of batch.TurnRow that sweep uses; reading only
+// these columns skips decoding the texts.
+type turnView struct {
+	DialogID     string                `parquet:"dialog_id"`
+	TurnNo       int64                 `parquet:"turn_no"`
+	Kind         string                `parquet:"kind"`
+	Pass         bool                  `parquet:"pass"`
+	FailedChecks []string              `parquet:"failed_checks,list"`
+	FieldScores  []batch.FieldScoreRow `parquet:"field_scores,list"`
+	Structure    string                `parquet:"structure"`
+	GoldToolID   *string               `parquet:"gold_tool_id,optional"`
+	GoldAction   *string               `parquet:"gold_action,optional"`
+	HumanLabel   *bool                 `parquet:"human_label,optional"`
+	HumanScore   *float64              `parquet:"human_score,optional"`
+	Scorer       string                `parquet:"scorer"`
+}
+
 type fieldLabelsRow struct {
 	FieldLabels *string `parquet:"field_labels,optional"`
 }
@@ -251,7 +268,7 @@ func SubMetricOf(kind, field string) string {
 	return metrics.SubTruthResponse
 }
 
-func addTurn(in *sweep.Input, info *RunInfo, t *batch.TurnRow, fieldLabels *string, file []*labelEntry, path string, row int) error {
+func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, file []*labelEntry, path string, row int) error {
 	hasLabel, label := t.HumanLabel != nil, t.HumanLabel != nil && *t.HumanLabel
 	hasScore, score := t.HumanScore != nil, 0.0
 	if hasScore {
@@ -361,7 +378,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *batch.TurnRow, fieldLabels *stri
 
 // findField finds a turn's compared value by full path, or by the path
 // without its "tool.action." prefix.
-func findField(t *batch.TurnRow, key string) (batch.FieldScoreRow, bool) {
+func findField(t *turnView, key string) (batch.FieldScoreRow, bool) {
 	for _, fs := range t.FieldScores {
 		if fs.Field == key {
 			return fs, true

@@ -517,3 +517,30 @@ func FuzzParsePairs(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadRun reads a 200,000-turn turns.parquet in which one turn in
+// ten carries a human label.
+func BenchmarkReadRun(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	rows := make([]batch.TurnRow, 200_000)
+	for i := range rows {
+		var label *bool
+		if i%10 == 0 {
+			label = ptr(r.Float64() < 0.5)
+		}
+		rows[i] = actionTurn(fmt.Sprintf("d%06d", i/5), int64(i%5+1), true, label, sem("crm.find.city", r.Float64()), exact("crm.find.limit"))
+		rows[i].GoldArgs = ptr(`{"city": "New York City", "limit": 5}`)
+		rows[i].PredictArgs = ptr(`{"city": "NYC", "limit": 5}`)
+	}
+	dir := b.TempDir()
+	if err := parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), rows); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		in, _, err := ReadRun(context.Background(), dir, RunOptions{})
+		if err != nil || len(in.Samples) != 20_000 {
+			b.Fatalf("%d samples, %v", len(in.Samples), err)
+		}
+	}
+}

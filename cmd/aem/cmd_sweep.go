@@ -9,8 +9,6 @@ import (
 	"strconv"
 
 	"github.com/aem-dev/aem/batch/sweepio"
-	"github.com/aem-dev/aem/embed"
-	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
 
@@ -21,7 +19,7 @@ type sweepOptions struct {
 	level                                                    float64
 	noCV, ignoreUnmatched                                    bool
 	binarizeAt                                               string
-	scorer, model, backend, ortLib                           string
+	scorer                                                   scorerOptions // used with --pairs only
 }
 
 func (o *sweepOptions) addFlags(fs *flag.FlagSet) {
@@ -41,10 +39,7 @@ func (o *sweepOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.pairs, "pairs", "", "calibrate on a file of labelled text pairs (text_a, text_b, label and/or score) instead of a run")
 	fs.StringVar(&o.pairsFormat, "pairs-format", "auto", "format of --pairs: auto, jsonl, csv, tsv, parquet, stsb")
 	fs.StringVar(&o.binarizeAt, "binarize-at", "", "label a pass where only a graded human score is given and it is >= this (e.g. 4 on STS-B's 0-5)")
-	fs.StringVar(&o.scorer, "scorer", "embed", "scorer for --pairs: embed (the embedding model) or lexical")
-	fs.StringVar(&o.model, "model", "", "model directory for --pairs with the embed scorer (default: .aem/models/use-lite)")
-	fs.StringVar(&o.backend, "backend", "", "embedding backend: ort (default) or go")
-	fs.StringVar(&o.ortLib, "ort-lib", "", "path of libonnxruntime.so.1")
+	o.scorer.addFlags(fs)
 }
 
 // calibration turns the flags into sweep.Options.
@@ -142,11 +137,11 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		if err != nil {
 			return err
 		}
-		scorer, closeScorer, err := openSweepScorer(ctx, o)
+		scorer, err := o.scorer.open(ctx, env)
 		if err != nil {
-			return err
+			return fmt.Errorf("opening the scorer for --pairs: %w", err)
 		}
-		defer closeScorer()
+		defer scorer.close()
 		if in, err = sweepio.ScorePairs(ctx, scorer, pairs, 0); err != nil {
 			return err
 		}
@@ -180,18 +175,4 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 	}
 	printSweep(env, sum, files)
 	return nil
-}
-
-func openSweepScorer(ctx context.Context, o sweepOptions) (metrics.Scorer, func(), error) {
-	switch o.scorer {
-	case "lexical":
-		return metrics.Lexical{}, func() {}, nil
-	case "embed", "":
-		e, err := embed.Open(ctx, embed.Options{ModelDir: o.model, Backend: o.backend, ORTLib: o.ortLib})
-		if err != nil {
-			return nil, nil, fmt.Errorf("opening the embedding model for --pairs: %w (run the set-up, give --model, or use --scorer lexical)", err)
-		}
-		return embed.NewScorer(e), func() { e.Close() }, nil
-	}
-	return nil, nil, fmt.Errorf("--scorer %q: use embed or lexical", o.scorer)
 }

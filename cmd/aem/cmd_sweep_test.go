@@ -48,9 +48,13 @@ func TestSweepFlags(t *testing.T) {
 }
 
 func runSweepCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	return runSweepCmdEnv(t, func(string) string { return "" }, args...)
+}
+
+func runSweepCmdEnv(t *testing.T, getenv func(string) string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	env := &Env{Stdout: &out, Stderr: &errb, Getenv: getenv}
 	err = runCommand(context.Background(), env, cmdSweep(), args)
 	return out.String(), errb.String(), err
 }
@@ -154,7 +158,7 @@ func TestSweepSTSB(t *testing.T) {
 	if out == "" {
 		out = t.TempDir()
 	}
-	stdout, stderr, err := runSweepCmd(t, "--pairs", file, "--scorer", scorer, "--binarize-at", "4", "-o", out)
+	stdout, stderr, err := runSweepCmdEnv(t, os.Getenv, "--pairs", file, "--scorer", scorer, "--binarize-at", "4", "--no-cache", "-o", out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

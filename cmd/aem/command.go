@@ -43,6 +43,7 @@ func commands() []*Command {
 		cmdGen(),
 		cmdMerge(),
 		cmdCompare(),
+		cmdModels(),
 	}
 }
 

@@ -33,6 +33,7 @@ type Error struct {
 	Fix    string // what the user can do
 }
 
+// Error says what was found and what to do.
 func (e *Error) Error() string {
 	s := e.Err.Error()
 	if e.Detail != "" {

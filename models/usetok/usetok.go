@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -27,18 +28,45 @@ type Piece struct {
 
 // Tokenizer segments text into USE-lite token ids.
 type Tokenizer struct {
-	pieces  []Piece
-	utf16   []int // UTF-16 length of each piece (the reference's String.length)
-	root    *trieNode
-	maxRune int // longest piece in code points
+	pieces []Piece
+	utf16  []int // UTF-16 length of each piece (the reference's String.length)
+	// The trie of matchable pieces: nodes[0] is the root, whose children are in
+	// rootKids; every other node keeps its children as sorted parallel slices.
+	nodes    []trieNode
+	rootKids map[rune]int32
 }
 
 type trieNode struct {
-	children map[rune]*trieNode
-	end      bool
-	score    float64
-	index    int
-	length   int // code points from the root
+	keys   []rune  // sorted
+	kids   []int32 // node index of the child for keys[i]
+	end    bool
+	score  float64
+	index  int32
+	length int32 // code points from the root
+}
+
+// child returns the child of node n for r, or -1.
+func (t *Tokenizer) child(n int32, r rune) int32 {
+	if n == 0 {
+		if c, ok := t.rootKids[r]; ok {
+			return c
+		}
+		return -1
+	}
+	keys := t.nodes[n].keys
+	lo, hi := 0, len(keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keys[m] < r {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(keys) && keys[lo] == r {
+		return t.nodes[n].kids[lo]
+	}
+	return -1
 }
 
 // New builds a tokenizer from the vocabulary, in id order.
@@ -46,7 +74,9 @@ func New(vocab []Piece) (*Tokenizer, error) {
 	if len(vocab) <= reserved {
 		return nil, fmt.Errorf("vocabulary has %d pieces, want more than %d", len(vocab), reserved)
 	}
-	t := &Tokenizer{pieces: append([]Piece(nil), vocab...), utf16: make([]int, len(vocab)), root: &trieNode{}}
+	t := &Tokenizer{pieces: append([]Piece(nil), vocab...), utf16: make([]int, len(vocab)), nodes: []trieNode{{}}}
+	// Build with maps, then freeze the child maps into sorted slices.
+	kids := []map[rune]int32{{}}
 	for i, p := range vocab {
 		t.utf16[i] = len(utf16.Encode([]rune(p.Text)))
 		if i < reserved {
@@ -55,23 +85,33 @@ func New(vocab []Piece) (*Tokenizer, error) {
 		if p.Text == "" {
 			return nil, fmt.Errorf("vocabulary piece %d is empty", i)
 		}
-		node := t.root
-		n := 0
+		n := int32(0)
+		depth := int32(0)
 		for _, r := range p.Text {
-			n++
-			next := node.children[r]
-			if next == nil {
-				if node.children == nil {
-					node.children = map[rune]*trieNode{}
-				}
-				next = &trieNode{length: n}
-				node.children[r] = next
+			depth++
+			c, ok := kids[n][r]
+			if !ok {
+				c = int32(len(t.nodes))
+				t.nodes = append(t.nodes, trieNode{length: depth})
+				kids = append(kids, map[rune]int32{})
+				kids[n][r] = c
 			}
-			node = next
+			n = c
 		}
-		node.end, node.score, node.index = true, p.Score, i // later duplicates win, as in the reference
-		if n > t.maxRune {
-			t.maxRune = n
+		// Later duplicates win, as in the reference.
+		t.nodes[n].end, t.nodes[n].score, t.nodes[n].index = true, p.Score, int32(i)
+	}
+	t.rootKids = kids[0]
+	for n := 1; n < len(t.nodes); n++ {
+		keys := make([]rune, 0, len(kids[n]))
+		for r := range kids[n] {
+			keys = append(keys, r)
+		}
+		slices.Sort(keys)
+		t.nodes[n].keys = keys
+		t.nodes[n].kids = make([]int32, len(keys))
+		for j, r := range keys {
+			t.nodes[n].kids[j] = kids[n][r]
 		}
 	}
 	return t, nil
@@ -135,52 +175,43 @@ func (t *Tokenizer) Encode(text string) []int64 {
 	if n == 0 {
 		return []int64{}
 	}
+	// Viterbi as the reference computes it. The reference visits, for each end
+	// position, the arcs ending there by increasing start; relaxing arcs forward
+	// from each start in increasing order visits every end's arcs in that same
+	// order, and best[start] is final by then, so the result is identical.
 	best := make([]float64, n+1)
-	words := make([]int, n+1)
-	// edge is one lattice arc ending at some position.
-	type edge struct {
-		start, length int
-		score         float64
-		index         int
+	words := make([]int32, n+1)
+	relax := func(end int, score float64, index int32) {
+		if best[end] == 0 || score >= best[end] {
+			best[end] = score
+			words[end] = index
+		}
 	}
-	// ends[e] lists arcs ending at e in order of increasing start (the reference
-	// iterates its per-end object by ascending integer key).
-	ends := make([][]edge, n+1)
 	for i := 0; i < n; i++ {
-		node := t.root.children[symbols[i]]
 		found := false
-		for j := i; j < n && node != nil; j++ {
-			if node.end {
-				ends[i+node.length] = append(ends[i+node.length], edge{i, node.length, node.score, node.index})
+		for node := t.child(0, symbols[i]); node >= 0; {
+			nd := &t.nodes[node]
+			if nd.end {
+				relax(i+int(nd.length), nd.score+best[i], nd.index)
 				found = true
 			}
-			if j+1 < n {
-				node = node.children[symbols[j+1]]
-			} else {
-				node = nil
+			j := i + int(nd.length)
+			if j >= n {
+				break
 			}
+			node = t.child(node, symbols[j])
 		}
 		if !found {
-			ends[i+1] = append(ends[i+1], edge{i, 1, 0, 0})
+			relax(i+1, 0+best[i], 0) // unknown character: score 0, id 0
 		}
 	}
-	// Arcs were appended by increasing start already, since i runs upwards.
-	for end := 0; end <= n; end++ {
-		for _, e := range ends[end] {
-			score := e.score + best[end-e.length]
-			if best[end] == 0 || score >= best[end] {
-				best[end] = score
-				words[end] = e.index
-			}
-		}
-	}
-	var results []int64
+	results := make([]int64, 0, n/2+1)
 	for iter := n; iter > 0; {
 		id := words[iter]
 		results = append(results, int64(id))
 		iter -= t.utf16[id]
 	}
-	merged := make([]int64, 0, len(results))
+	merged := results[:0]
 	prevUnk := false
 	for _, id := range results {
 		if !(prevUnk && id == 0) {
@@ -188,8 +219,6 @@ func (t *Tokenizer) Encode(text string) []int64 {
 		}
 		prevUnk = id == 0
 	}
-	for i, j := 0, len(merged)-1; i < j; i, j = i+1, j-1 {
-		merged[i], merged[j] = merged[j], merged[i]
-	}
+	slices.Reverse(merged)
 	return merged
 }

@@ -59,7 +59,11 @@ func TestEncode(t *testing.T) {
 		{"\xff", []int64{6, 0}}, // invalid UTF-8 reads as U+FFFD: unknown
 		{"ab", []int64{11, 12}}, // "▁a"+"b" (-5) beats "▁"+"ab" (-105)
 	}
+	orc := newOracle(vocab)
 	for _, c := range cases {
+		if o := orc.encode(c.text); fmt.Sprint(o) != fmt.Sprint(c.want) {
+			t.Errorf("oracle(%q) = %v, want %v", c.text, o, c.want)
+		}
 		got := tok.Encode(c.text)
 		if diff := cmp.Diff(c.want, got); diff != "" {
 			t.Errorf("Encode(%q) (-want +got):\n%s", c.text, diff)
@@ -107,8 +111,12 @@ func FuzzEncode(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	orc := newOracle(vocab)
 	f.Fuzz(func(t *testing.T, s string) {
 		ids := tok.Encode(s)
+		if want := orc.encode(s); fmt.Sprint(ids) != fmt.Sprint(want) {
+			t.Fatalf("Encode(%q) = %v, literal port of the reference gives %v", s, ids, want)
+		}
 		var b strings.Builder
 		unknown := false
 		for i, id := range ids {

@@ -36,7 +36,10 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 		if e.Low != nil {
 			ci = fmt.Sprintf("[%.3f, %.3f]", *e.Low, *e.High)
 		}
-		fmt.Fprintf(tw, "%s\t%.4f\t%s\t%s\n", name, e.Value, ci, note)
+		if note != "" {
+			ci += "\t" + note
+		}
+		fmt.Fprintf(tw, "%s\t%.4f\t%s\n", name, e.Value, ci)
 	}
 	if r.Threshold != nil {
 		note := ""
@@ -46,7 +49,11 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 		row("threshold", r.Threshold, note)
 	}
 	if r.Figures != nil {
-		row("f1", r.F1, "")
+		how := "in-sample"
+		if r.Folds != nil {
+			how = "held-out"
+		}
+		row("f1", r.F1, how)
 		row("precision", r.Precision, "")
 		row("recall", r.Recall, "")
 		row("accuracy", r.Accuracy, "")

@@ -1,0 +1,141 @@
+package sweepio
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/sweep"
+)
+
+// writeGolden writes a JSON Lines golden dataset of nd dialogs with three
+// action turns each; predicted values replace 0-4 words of the gold value
+// and the human calls a turn correct when at most one word changed.
+func writeGolden(t *testing.T, nd int) string {
+	t.Helper()
+	words := strings.Fields("the quarterly revenue report for europe by product line and region in euros")
+	other := strings.Fields("annual profit summary across asia per customer segment or country using dollars")
+	r := rand.New(rand.NewPCG(3, 3))
+	var b strings.Builder
+	for d := range nd {
+		var turns []map[string]any
+		for k := 1; k <= 3; k++ {
+			gold := words[:6+r.IntN(6)]
+			pred := append([]string(nil), gold...)
+			changes := r.IntN(5)
+			for c := 0; c < changes; c++ {
+				i := r.IntN(len(pred))
+				pred[i] = other[i]
+			}
+			changed := 0
+			for i := range gold {
+				if gold[i] != pred[i] {
+					changed++
+				}
+			}
+			call := func(v string) map[string]any {
+				return map[string]any{"tool_id": "crm", "action": "report", "args": map[string]any{"title": v, "limit": 5}}
+			}
+			turns = append(turns, map[string]any{"turn_no": k, "turn": "Tool", "gold_turn": call(strings.Join(gold, " ")),
+				"predict_turn": call(strings.Join(pred, " ")), "human_label": changed <= 1, "human_score": float64(4 - changed)})
+		}
+		line, _ := json.Marshal(map[string]any{"dialog_id": fmt.Sprintf("dlg-%03d", d), "turns": turns})
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	p := filepath.Join(t.TempDir(), "golden.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestThresholdsRoundTripThroughRun runs the real pipeline (batch.Run with
+// the lexical scorer), calibrates on its turns.parquet, and runs again with
+// the fitted thresholds file: the second run must apply them.
+func TestThresholdsRoundTripThroughRun(t *testing.T) {
+	golden := writeGolden(t, 40)
+	run1 := filepath.Join(t.TempDir(), "run1")
+	ctx := context.Background()
+	if _, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: run1, Scorer: metrics.Lexical{}, Config: metrics.DefaultConfig(), Workers: 2}); err != nil {
+		t.Fatalf("aem run: %v", err)
+	}
+	in, info, err := ReadRun(ctx, run1, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Turns != 120 || info.LabelledTurns != 120 || len(in.Verdicts) != 120 || len(in.Samples) < 60 {
+		t.Fatalf("read %+v: %d samples, %d verdicts", info, len(in.Samples), len(in.Verdicts))
+	}
+	opts := sweep.DefaultOptions()
+	opts.Bootstrap = 100
+	res, err := sweep.Calibrate(ctx, in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(run1, "sweep")
+	if _, err := Write(ctx, out, &Summary{Version: 1, Mode: "run", Input: run1, Scorer: info.Scorer, Run: info, Result: res}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(out, ThresholdsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var th metrics.Thresholds
+	if err := json.Unmarshal(data, &th); err != nil {
+		t.Fatal(err)
+	}
+	cfg := metrics.DefaultConfig()
+	cfg.Thresholds = th
+	run2 := filepath.Join(t.TempDir(), "run2")
+	sum, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: run2, Scorer: metrics.Lexical{}, Config: cfg, Workers: 2})
+	if err != nil {
+		t.Fatalf("aem run --thresholds: %v", err)
+	}
+	if sum.Thresholds.Threshold != th.Threshold {
+		t.Errorf("second run used threshold %v, want the fitted %v", sum.Thresholds.Threshold, th.Threshold)
+	}
+	want := th.For(metrics.SubTruthValues, "crm.report.title")
+	n := 0
+	in2, _, err := ReadRun(ctx, run2, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Bootstrap = 0
+	res2, err := sweep.Calibrate(ctx, in2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Agreement.Kappa.Value <= res.Agreement.Kappa.Value {
+		t.Errorf("verdict agreement with the fitted thresholds %v, not above the default's %v", res2.Agreement.Kappa.Value, res.Agreement.Kappa.Value)
+	}
+	rd, err := batch.ReadRun(ctx, run2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for row, err := range rd.Turns(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fs := range row.FieldScores {
+			if fs.Method == metrics.MethodSemantic {
+				n++
+				if fs.Threshold != want {
+					t.Fatalf("%s turn %d %s held to %v, want the fitted %v", row.DialogID, row.TurnNo, fs.Field, fs.Threshold, want)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no semantic comparisons in the second run")
+	}
+	t.Logf("fitted %s; held-out f1 %.3f; verdict kappa %.3f at the default threshold, %.3f with the fitted ones", data, res.F1.Value, res.Agreement.Kappa.Value, res2.Agreement.Kappa.Value)
+}
