@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -101,10 +102,18 @@ func (s *dialogStream) Close() {
 
 // assembler writes the final files of a run directory from dialogs in
 // input order and accumulates the summary.
+//
+// Without extra input columns turns.parquet is written from TurnRow values
+// by parquet-go's typed writer (much faster than raw rows); rows replayed
+// from parts or shards are decoded into TurnRow first. Turn rows are handed
+// to the Parquet writer in fixed batches of stageRows whatever their source,
+// so the bytes depend only on the row sequence.
 type assembler struct {
 	dir       string
 	baseLeafs int
-	turns     *rowFile
+	turns     *rowFile            // with extra columns
+	typed     *typedFile[TurnRow] // without
+	stage     []TurnRow
 	dialogs   *rowFile
 	ordinals  *rowFile // sharded runs only
 	acc       *summaryAcc
@@ -114,7 +123,13 @@ type assembler struct {
 func newAssembler(dir string, ts *turnSchema, rowGroupSize int, withOrdinals bool, wrap writeWrapper) (*assembler, error) {
 	a := &assembler{dir: dir, baseLeafs: ts.baseLeafs, acc: newSummaryAcc(), wrap: wrap}
 	var err error
-	if a.turns, err = createRowFile(filepath.Join(dir, TurnsFile), ts.schema, rowGroupSize, wrap); err != nil {
+	if ts.extras {
+		a.turns, err = createRowFile(filepath.Join(dir, TurnsFile), ts.schema, rowGroupSize, wrap)
+	} else {
+		a.typed, err = createTypedFile[TurnRow](filepath.Join(dir, TurnsFile), rowGroupSize, &parquet.Zstd, wrap)
+		a.stage = make([]TurnRow, 0, stageRows)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if a.dialogs, err = createRowFile(filepath.Join(dir, DialogsFile), dialogRowSchema, rowGroupSize, wrap); err != nil {
@@ -132,24 +147,89 @@ func newAssembler(dir string, ts *turnSchema, rowGroupSize int, withOrdinals boo
 
 func (a *assembler) add(b *bundle) error {
 	for _, raw := range b.turnsRaw {
+		if a.typed != nil {
+			var tr TurnRow
+			if err := turnRowSchema.Reconstruct(&tr, raw); err != nil {
+				return fmt.Errorf("%w: decoding a turn of dialog %q: %v", ErrCorruptOutput, b.idx.DialogID, err)
+			}
+			if err := a.checkTurn(&tr, b.idx.DialogID); err != nil {
+				return err
+			}
+			a.acc.addTurn(&tr)
+			if err := a.stageTurn(tr); err != nil {
+				return err
+			}
+			continue
+		}
 		tr, err := turnStatOf(raw)
 		if err != nil {
 			return fmt.Errorf("%w: decoding a turn of dialog %q: %v", ErrCorruptOutput, b.idx.DialogID, err)
 		}
-		if tr.DialogID != b.idx.DialogID {
-			return fmt.Errorf("%w: turn row of dialog %q found where dialog %q was expected", ErrCorruptOutput, tr.DialogID, b.idx.DialogID)
+		if err := a.checkTurn(&tr, b.idx.DialogID); err != nil {
+			return err
 		}
 		a.acc.addTurn(&tr)
+		if err := a.turns.Write(raw); err != nil {
+			return err
+		}
 	}
-	a.acc.addDialog(&b.dialog, b.idx.GoldSHA256)
-	if err := a.turns.Write(b.turnsRaw...); err != nil {
-		return err
+	return a.addDialog(b.dialogRaw, &b.dialog, &b.idx)
+}
+
+// addJudged adds a dialog judged by this run.
+func (a *assembler) addJudged(j *judgedDialog) error {
+	for i := range j.turns {
+		a.acc.addTurn(&j.turns[i])
+		if err := a.stageTurn(j.turns[i]); err != nil {
+			return err
+		}
 	}
-	if err := a.dialogs.Write(b.dialogRaw); err != nil {
+	for _, raw := range j.turnRows {
+		tr, err := turnStatOf(raw)
+		if err != nil {
+			return err
+		}
+		a.acc.addTurn(&tr)
+		if err := a.turns.Write(raw); err != nil {
+			return err
+		}
+	}
+	idx := indexRow{InputOrdinal: j.ordinal, DialogID: j.id, Turns: int64(j.numTurns()), GoldSHA256: j.digest[:]}
+	return a.addDialog(j.dialogRow, &j.dialog, &idx)
+}
+
+func (a *assembler) checkTurn(tr *TurnRow, dialogID string) error {
+	if tr.DialogID != dialogID {
+		return fmt.Errorf("%w: turn row of dialog %q found where dialog %q was expected", ErrCorruptOutput, tr.DialogID, dialogID)
+	}
+	return nil
+}
+
+func (a *assembler) stageTurn(tr TurnRow) error {
+	a.stage = append(a.stage, tr)
+	if len(a.stage) == stageRows {
+		return a.flushStage()
+	}
+	return nil
+}
+
+func (a *assembler) flushStage() error {
+	if len(a.stage) == 0 {
+		return nil
+	}
+	err := a.typed.Write(a.stage)
+	clear(a.stage)
+	a.stage = a.stage[:0]
+	return err
+}
+
+func (a *assembler) addDialog(raw parquet.Row, d *DialogRow, idx *indexRow) error {
+	a.acc.addDialog(d, idx.GoldSHA256)
+	if err := a.dialogs.Write(raw); err != nil {
 		return err
 	}
 	if a.ordinals != nil {
-		if err := a.ordinals.Write(indexRowSchema.Deconstruct(nil, &b.idx)); err != nil {
+		if err := a.ordinals.Write(indexRowSchema.Deconstruct(nil, idx)); err != nil {
 			return err
 		}
 	}
@@ -216,6 +296,16 @@ func turnStatOf(row parquet.Row) (TurnRow, error) {
 // commitData renames the data files into place; the caller writes
 // summary.json afterwards.
 func (a *assembler) commitData() error {
+	if a.typed != nil {
+		if err := a.flushStage(); err != nil {
+			a.abort()
+			return err
+		}
+		if err := a.typed.Commit(); err != nil {
+			a.abort()
+			return err
+		}
+	}
 	for _, f := range []*rowFile{a.turns, a.dialogs, a.ordinals} {
 		if f == nil {
 			continue
@@ -229,9 +319,27 @@ func (a *assembler) commitData() error {
 }
 
 func (a *assembler) abort() {
+	if a.typed != nil && !a.typed.closed {
+		a.typed.Abort()
+	}
 	for _, f := range []*rowFile{a.turns, a.dialogs, a.ordinals} {
 		if f != nil && !f.closed {
 			f.Abort()
+		}
+	}
+}
+
+// removeTempOutputs deletes the temporary output files a killed run left.
+func removeTempOutputs(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		for _, n := range []string{SummaryFile, TurnsFile, DialogsFile, OrdinalsFile} {
+			if strings.HasPrefix(e.Name(), ".tmp-"+n+"-") {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 }

@@ -146,9 +146,9 @@ func newPartWriter(dir string, seq int, schema *turnSchema, firstOrdinal int64, 
 	p := &partWriter{dir: dir, name: fmt.Sprintf("part-%05d", seq), schema: schema, wrap: wrap, started: now}
 	p.info = partInfo{Name: p.name, FirstOrdinal: firstOrdinal, NextOrdinal: firstOrdinal}
 	t, d, i := partFiles(dir, p.name)
-	// One row group per part: parts are small and read back sequentially.
-	// Snappy: parts are temporary, so compress fast rather than small.
-	const rg = 1 << 30
+	// Small row groups keep the part writer's buffers small; Snappy: parts
+	// are only read back on resume, so compress fast rather than small.
+	const rg = 4096
 	var err error
 	if schema.extras {
 		p.turns, err = createRowFileCodec(t, schema.schema, rg, &parquet.Snappy, wrap)

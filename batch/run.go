@@ -57,6 +57,7 @@ type judgedDialog struct {
 	turns     []TurnRow     // without extra columns: written by a typed writer (fast)
 	turnRows  []parquet.Row // with extra columns: TurnRow + extras as raw rows
 	dialogRow parquet.Row
+	dialog    DialogRow
 }
 
 func (j *judgedDialog) numTurns() int { return len(j.turns) + len(j.turnRows) }
@@ -68,6 +69,7 @@ type runState struct {
 	ckptDir  string
 	m        *manifest
 	scorerID string
+	final    *assembler
 
 	rowsRead    atomic.Int64
 	scorerPairs atomic.Int64
@@ -163,6 +165,7 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 		}
 	}
 	st.m = m
+	removeTempOutputs(outDir)
 	defer func() {
 		// A run that fails before its first checkpoint leaves nothing to resume.
 		if err != nil && len(st.m.Parts) == 0 {
@@ -175,20 +178,36 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 		}
 	}
 
+	// The final files are written as dialogs are committed; on resume they
+	// start with the dialogs of the checkpoint parts.
+	if st.final, err = newAssembler(outDir, st.ts, o.RowGroupSize, o.Shard.Enabled(), wrap); err != nil {
+		return nil, err
+	}
+	defer st.final.abort() // no-op once committed
+	replayStart := time.Now()
+	if err := st.replay(ctx); err != nil {
+		return nil, err
+	}
+	replayTime := time.Since(replayStart)
+
 	stats.ResumedDialogs, stats.ResumedTurns = m.totals()
 	stats.DialogsDone, stats.TurnsDone = stats.ResumedDialogs, stats.ResumedTurns
 	if err := st.pipeline(ctx, src, &stats); err != nil {
 		return nil, err
 	}
 	src.Close()
-	pipelineDone := time.Now()
 
-	sum, err = st.assemble(ctx, outDir)
-	if err != nil {
+	sum = st.final.acc.summary()
+	st.header(sum)
+	// Data files first; summary.json last.
+	commitStart := time.Now()
+	if err := st.final.commitData(); err != nil {
 		return nil, err
 	}
-	sum.Timings["pipeline"] = pipelineDone.Sub(st.start).Seconds()
-	sum.Timings["assemble"] = time.Since(pipelineDone).Seconds()
+	sum.Timings["scorer"] = time.Duration(st.scorerNanos.Load()).Seconds()
+	sum.Timings["judge"] = time.Duration(st.judgeNanos.Load()).Seconds()
+	sum.Timings["replay"] = replayTime.Seconds()
+	sum.Timings["commit"] = time.Since(commitStart).Seconds()
 	sum.Timings["total"] = time.Since(st.start).Seconds()
 	if err := writeSummary(outDir, sum, wrap); err != nil {
 		// Without summary.json the data files are not a run: remove them;
@@ -511,6 +530,7 @@ func (st *runState) convert(it *chunkItem, res *metrics.DialogResult) (judgedDia
 		}
 	}
 	j.dialogRow = dialogRowSchema.Deconstruct(nil, &dr)
+	j.dialog = dr
 	return j, nil
 }
 
@@ -557,6 +577,9 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 				if err := part.add(j); err != nil {
 					return err
 				}
+				if err := st.final.addJudged(j); err != nil {
+					return err
+				}
 				stats.DialogsDone++
 				stats.TurnsDone += int64(j.numTurns())
 			}
@@ -594,32 +617,18 @@ func (st *runState) fillStats(s *Stats) {
 	}
 }
 
-// assemble writes the final files from the checkpoint parts.
-func (st *runState) assemble(ctx context.Context, outDir string) (*Summary, error) {
-	a, err := newAssembler(outDir, st.ts, st.o.RowGroupSize, st.o.Shard.Enabled(), st.wrap)
-	if err != nil {
-		return nil, err
-	}
+// replay adds the dialogs of the checkpoint parts to the final files.
+func (st *runState) replay(ctx context.Context) error {
 	for _, p := range st.m.Parts {
 		if err := ctx.Err(); err != nil {
-			a.abort()
-			return nil, err
+			return err
 		}
 		t, d, i := partFiles(st.ckptDir, p.Name)
-		if err := copyStream(a, t, d, i); err != nil {
-			a.abort()
-			return nil, fmt.Errorf("assembling outputs from checkpoint part %s: %w", p.Name, err)
+		if err := copyStream(st.final, t, d, i); err != nil {
+			return fmt.Errorf("%w: replaying checkpoint part %s: %v (remove %s to start over)", ErrCorruptCheckpoint, p.Name, err, st.ckptDir)
 		}
 	}
-	sum := a.acc.summary()
-	st.header(sum)
-	sum.Timings["scorer"] = time.Duration(st.scorerNanos.Load()).Seconds()
-	sum.Timings["judge"] = time.Duration(st.judgeNanos.Load()).Seconds()
-	// Data files first; summary.json is written by the caller, last.
-	if err := a.commitData(); err != nil {
-		return nil, err
-	}
-	return sum, nil
+	return nil
 }
 
 func copyStream(a *assembler, turns, dialogs, index string) error {

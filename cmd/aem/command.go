@@ -42,6 +42,7 @@ func commands() []*Command {
 		cmdShow(),
 		cmdGen(),
 		cmdMerge(),
+		cmdSweep(),
 		cmdCompare(),
 		cmdModels(),
 	}
