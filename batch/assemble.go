@@ -149,8 +149,9 @@ func (a *assembler) add(b *bundle) error {
 	for _, raw := range b.turnsRaw {
 		if a.typed != nil {
 			var tr TurnRow
-			if err := turnRowSchema.Reconstruct(&tr, raw); err != nil {
-				return fmt.Errorf("%w: decoding a turn of dialog %q: %v", ErrCorruptOutput, b.idx.DialogID, err)
+			var rerr error
+			if err := safely(b.idx.DialogID, func() { rerr = turnRowSchema.Reconstruct(&tr, raw) }); err != nil || rerr != nil {
+				return fmt.Errorf("%w: decoding a turn of dialog %q: %v", ErrCorruptOutput, b.idx.DialogID, errors.Join(err, rerr))
 			}
 			if err := a.checkTurn(&tr, b.idx.DialogID); err != nil {
 				return err

@@ -24,14 +24,17 @@
 //
 // # Checkpoints and resume
 //
-// While it runs, the writer checkpoints at dialog boundaries into
-// OUTDIR/.aem-run/: part files (part-NNNNN.turns.parquet,
-// part-NNNNN.dialogs.parquet, part-NNNNN.index.parquet), each holding a
-// contiguous range of dialogs, and manifest.json, rewritten by temp+rename,
-// listing the committed parts and the fingerprint of the input and settings.
-// A killed run (even kill -9) resumed with Options.Resume skips the dialogs
-// its parts cover and ends with the same bytes an uninterrupted run gives:
-// the final files are always assembled from the parts.
+// The writer streams the final files (under temporary names) and, at
+// dialog boundaries, checkpoints into OUTDIR/.aem-run/: part files
+// (part-NNNNN.turns.parquet, part-NNNNN.dialogs.parquet,
+// part-NNNNN.index.parquet), each holding a contiguous range of dialogs, and
+// manifest.json, rewritten by temp+rename after each part, listing the
+// committed parts and the fingerprint of the input and settings. A killed
+// run (even kill -9) resumed with Options.Resume deletes the leftovers,
+// replays its parts into new final files, skips the dialogs they cover and
+// ends with the same bytes an uninterrupted run gives. Rows reach the
+// Parquet writers in fixed batches whatever their origin, so the bytes
+// depend only on the row sequence.
 //
 // # Shards and object stores
 //

@@ -163,6 +163,18 @@ func TestResumeMismatch(t *testing.T) {
 			}
 		})
 	}
+	// A corrupt part is reported as a corrupt checkpoint, with no output.
+	pt, _, _ := partFiles(filepath.Join(out, CheckpointDir), "part-00001")
+	good := readFile(t, pt)
+	os.WriteFile(pt, good[:len(good)/2], 0o644)
+	o = baseOptions(in, out)
+	o.Resume = true
+	if _, err := Run(context.Background(), o); !errors.Is(err, ErrCorruptCheckpoint) {
+		t.Fatalf("Run over a corrupt part = %v, want ErrCorruptCheckpoint", err)
+	}
+	assertNotComplete(t, out)
+	os.WriteFile(pt, good, 0o644)
+
 	// A corrupt manifest is reported as such.
 	os.WriteFile(filepath.Join(out, CheckpointDir, manifestName), []byte("{not json"), 0o644)
 	o = baseOptions(in, out)

@@ -211,7 +211,7 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 	sum.Timings["total"] = time.Since(st.start).Seconds()
 	if err := writeSummary(outDir, sum, wrap); err != nil {
 		// Without summary.json the data files are not a run: remove them;
-		// the checkpoint stays, so --resume redoes only the assembly.
+		// the checkpoint stays, so --resume replays it and finishes.
 		return nil, errors.Join(err, removeOutputs(outDir))
 	}
 	if err := os.RemoveAll(st.ckptDir); err != nil {
