@@ -18,6 +18,7 @@ import (
 	"iter"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -208,6 +209,7 @@ type topic struct {
 	pool          string
 	gold, predict string
 	wrong         bool
+	args          map[string]string // the chain's first gold value per string parameter, for the reply
 }
 
 // chain adds n tool calls from one template. The template's first call
@@ -219,7 +221,7 @@ func (g *dialogGen) chain(n int) *topic {
 		g.block(tpl, n)
 		return nil
 	}
-	tp := &topic{pool: tpl.topicPool, gold: g.pick(tpl.topicPool)}
+	tp := &topic{pool: tpl.topicPool, gold: g.pick(tpl.topicPool), args: map[string]string{}}
 	tp.predict = tp.gold
 	start := len(g.turns)
 	for k := 0; k < n; k++ {
@@ -230,6 +232,11 @@ func (g *dialogGen) chain(n int) *topic {
 		}
 		if k == 0 && g.rng.Float64() < 0.2 {
 			t.Critical = true
+		}
+		for name, v := range t.Gold.Args {
+			if s, ok := v.(string); ok && tp.args[name] == "" {
+				tp.args[name] = s
+			}
 		}
 		g.add(t, failed || (tp.wrong && k > 0))
 		// Room for an extra call: the rest of the chain must still fit.
@@ -378,32 +385,182 @@ func isParaphrase(gold, pred any) bool {
 	return false
 }
 
-// reply adds an Agent turn; after a chain it restates the chain's topic
-// (carrying a wrong predicted topic along).
+// reply adds an Agent turn. Real replies are free text: the gold reply and
+// the agent's reply state the same concrete facts (the chain's values plus
+// fresh numbers, dates, times and references) in different words, so almost
+// every reply string is distinct, while tool-call values repeat. After a
+// chain the reply restates the chain's topic (carrying a wrong predicted
+// topic along, a cascade).
 func (g *dialogGen) reply(tp *topic) {
-	tplIdx := g.rng.IntN(len(replies))
-	rp := replies[tplIdx]
+	rk := replyKinds[""]
 	v := g.pick("city")
 	pv := v
 	if tp != nil {
+		rk = replyKinds[tp.pool]
 		v, pv = tp.gold, tp.predict
 	}
-	gold := strings.ReplaceAll(rp.gold, "{}", v)
-	pred := strings.ReplaceAll(rp.gold, "{}", pv)
+	// The facts: two or three of the kind's, in order, with their values.
+	nf := 2 + g.rng.IntN(2)
+	start := g.rng.IntN(len(rk) - nf + 1)
+	fs := rk[start : start+nf]
+	vals := g.factValues(tp)
+	goldVals, predVals := copyWith(vals, "V", v), copyWith(vals, "V", pv)
+	gold := g.composeReply(fs, goldVals, len(fs))
 	failed := tp != nil && tp.wrong
+	var pred string
 	switch r := g.rng.Float64(); {
 	case r < g.cfg.WrongRate:
-		pred, failed = strings.ReplaceAll(rp.wrong, "{}", pv), true
-	case r < g.cfg.WrongRate+g.cfg.ParaphraseRate:
-		pred = strings.ReplaceAll(rp.para, "{}", pv)
-	case r < g.cfg.WrongRate+g.cfg.ParaphraseRate+0.05:
-		pred, failed = strings.ReplaceAll(rp.partial, "{}", pv), true // incomplete
+		// A wrong fact: one stated value differs from gold.
+		pred, failed = g.composeReply(fs, g.perturb(fs, predVals), len(fs)), true
+	case r < g.cfg.WrongRate+0.05:
+		pred, failed = g.composeReply(fs, predVals, 1), true // incomplete: only the first fact
+	case r < g.cfg.WrongRate+0.05+0.05 && pv == v:
+		pred = gold // verbatim (rare for a generative agent, but it happens)
+	default:
+		// Same facts, the agent's own wording (the paraphrase rate has no
+		// separate case here: a correct reply is nearly always reworded).
+		pred = g.composeReply(fs, predVals, len(fs))
 	}
 	t := metrics.Turn{Role: metrics.RoleAgent, HasGold: true, GoldResponse: gold, HasPredict: true, PredictResponse: pred}
 	if g.chance(g.cfg.MissingRate) {
 		t.HasPredict, t.PredictResponse, failed = false, "", true
 	}
 	g.add(t, failed)
+}
+
+// copyWith returns a copy of m with k set to v.
+func copyWith(m map[string]string, k, v string) map[string]string {
+	c := make(map[string]string, len(m)+1)
+	for a, b := range m {
+		c[a] = b
+	}
+	c[k] = v
+	return c
+}
+
+// factValues draws the concrete values a reply states. Values the chain
+// already used (its date, period, region, recipient) are reused, so the
+// reply agrees with the calls; the rest are fresh draws.
+func (g *dialogGen) factValues(tp *topic) map[string]string {
+	m := map[string]string{
+		"D":      g.pick("date"),
+		"D2":     g.pick("date"),
+		"Q":      g.pick("quarter"),
+		"R":      g.pick("region"),
+		"P":      g.pick("person"),
+		"TIER":   pools["tier"][g.rng.IntN(len(pools["tier"]))],
+		"COND":   pools["weather"][g.rng.IntN(len(pools["weather"]))],
+		"MONTH":  pools["month"][g.rng.IntN(len(pools["month"]))],
+		"DIR":    []string{"up", "down"}[g.rng.IntN(2)],
+		"AMT":    fmt.Sprintf("$%d.%dM", 1+g.rng.IntN(99), g.rng.IntN(10)),
+		"AMT2":   fmt.Sprintf("$%d,%03d", 10+g.rng.IntN(990), g.rng.IntN(1000)),
+		"PCT":    fmt.Sprintf("%d.%d", g.rng.IntN(30), g.rng.IntN(10)),
+		"TEMP":   strconv.Itoa(-5 + g.rng.IntN(40)),
+		"N":      strconv.Itoa(2 + g.rng.IntN(30)),
+		"NIGHTS": strconv.Itoa(1 + g.rng.IntN(7)),
+		"PRICE":  strconv.Itoa(89 + g.rng.IntN(1900)),
+		"TIME":   fmt.Sprintf("%d:%02d", 6+g.rng.IntN(16), 5*g.rng.IntN(12)),
+		"FLT":    fmt.Sprintf("%s %d", pools["airline"][g.rng.IntN(len(pools["airline"]))], 100+g.rng.IntN(9900)),
+		"TICKET": strconv.Itoa(10000 + g.rng.IntN(90000)),
+		"REF":    refCode(g.rng),
+	}
+	if tp != nil {
+		for _, k := range []struct{ arg, key string }{{"date", "D"}, {"period", "Q"}, {"region", "R"}, {"to", "P"}} {
+			if a, ok := tp.args[k.arg]; ok {
+				m[k.key] = a
+			}
+		}
+	}
+	return m
+}
+
+// refCode is a booking-style reference such as "K7F2QZ".
+func refCode(rng *rand.Rand) string {
+	const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	b := make([]byte, 6)
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+// perturb returns vals with one value that the facts state (other than the
+// topic) changed: a wrong number, date or name.
+func (g *dialogGen) perturb(fs []fact, vals map[string]string) map[string]string {
+	var keys []string
+	for _, f := range fs {
+		for _, k := range placeholders(f.a) {
+			if k != "V" && !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	out := copyWith(vals, "V", vals["V"])
+	if len(keys) == 0 {
+		return out
+	}
+	k := keys[g.rng.IntN(len(keys))]
+	fresh := g.factValues(nil)
+	for tries := 0; fresh[k] == vals[k] && tries < 8; tries++ {
+		fresh = g.factValues(nil)
+	}
+	if fresh[k] == vals[k] {
+		fresh[k] += "0" // still wrong, if oddly so
+	}
+	out[k] = fresh[k]
+	return out
+}
+
+// placeholders lists the {KEY} names in s, in order.
+func placeholders(s string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return out
+		}
+		out = append(out, s[i+1:i+j])
+		s = s[i+j+1:]
+	}
+}
+
+// composeReply writes the first n facts of fs with vals: an optional
+// opener, each fact in one of its two wordings, an optional closer.
+func (g *dialogGen) composeReply(fs []fact, vals map[string]string, n int) string {
+	var b strings.Builder
+	b.WriteString(openers[g.rng.IntN(len(openers))])
+	for i, f := range fs[:n] {
+		w := f.a
+		if g.rng.IntN(2) == 1 {
+			w = f.b
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(fill(w, vals))
+	}
+	b.WriteString(closers[g.rng.IntN(len(closers))])
+	return b.String()
+}
+
+// fill replaces each {KEY} in s with vals[KEY].
+func fill(s string, vals map[string]string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], '}')
+		b.WriteString(s[:i])
+		b.WriteString(vals[s[i+1:i+j]])
+		s = s[i+j+1:]
+	}
 }
 
 // finish adds the per-turn extras: human labels and latencies.

@@ -20,6 +20,12 @@ var pools = map[string][]string{
 	"field":   {"email", "phone", "account tier", "renewal date", "open tickets"},
 	"section": {"summary", "appendix", "key findings", "next steps"},
 	"cabin":   {"economy", "premium economy", "business", "first"},
+	// Drawn uniformly, only inside reply text.
+	"tier":    {"free", "starter", "team", "business", "enterprise"},
+	"weather": {"sunny", "cloudy", "rainy", "windy", "partly cloudy", "foggy", "snowy", "clear"},
+	"month": {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+		"November", "December"},
+	"airline": {"UA", "DL", "BA", "AF", "LH", "NH", "AA", "KL", "IB", "QF"},
 }
 
 var paraphrases = map[string][]string{
@@ -92,23 +98,59 @@ var templates = []template{
 	}},
 }
 
-// reply templates: gold, a paraphrase, a wrong reply and an incomplete one.
-type replyTpl struct{ gold, para, wrong, partial string }
+// fact is one statement a reply makes, in two wordings; {KEY} stands for a
+// value of the reply (V is the topic, see dialogGen.factValues for the rest).
+type fact struct{ a, b string }
 
-var replies = []replyTpl{
-	{"Here is the report on {}. It is attached and I shared it with the team.",
-		"I've put together the {} report, attached it, and shared it with your team.",
-		"I could not find any data about {}, so no report was created.",
-		"Here is the report on {}."},
-	{"I looked up {} for you. The details are in the summary below.",
-		"Below is a summary of what I found about {}.",
-		"I was unable to look up {} because the service is down.",
-		"I looked up {}."},
-	{"Done. Everything about {} is booked and confirmed.",
-		"All set: the booking for {} is confirmed.",
-		"I cancelled everything related to {}.",
-		"Done."},
+// replyKinds are the facts a reply can state, by the topic pool of the chain
+// before it ("" for a reply that follows no chain). A reply states two or
+// three consecutive facts of its kind.
+var replyKinds = map[string][]fact{
+	"metric": {
+		{"{V} for {Q} in {R} came to {AMT}, {PCT}% {DIR} on the previous quarter.",
+			"In {R}, {Q} {V} was {AMT} ({DIR} {PCT}% quarter on quarter)."},
+		{"The chart shows {V} by month; the peak was {MONTH} at {AMT2}.",
+			"{MONTH} was the strongest month for {V}, at {AMT2}."},
+		{"I added it to the {V} report under key findings.",
+			"The key findings section of the {V} report now has these numbers."},
+		{"I sent the report to {P}, who can review it before {D}.",
+			"{P} has the report and can go through it ahead of {D}."},
+	},
+	"city": {
+		{"The forecast for {V} on {D} is {TEMP} degrees and {COND}.",
+			"On {D} expect {COND} weather in {V}, around {TEMP} degrees."},
+		{"I found {N} flights to {V}; the cheapest is {FLT} at {TIME} for ${PRICE}.",
+			"The best fare to {V} is ${PRICE} on {FLT}, leaving at {TIME} ({N} options in total)."},
+		{"Your hotel in {V} is booked for {NIGHTS} nights, confirmation {REF}.",
+			"I reserved {NIGHTS} nights at a hotel in {V} (confirmation number {REF})."},
+		{"The trip is on your calendar for {D}.",
+			"I put the trip in your calendar on {D}."},
+	},
+	"person": {
+		{"{V} is on the {TIER} plan and has {N} open tickets; the oldest is #{TICKET}.",
+			"There are {N} open tickets for {V} ({TIER} plan), the oldest being #{TICKET}."},
+		{"Their renewal date is {D2} and the account is worth ${PRICE} a year.",
+			"The account renews on {D2}, at ${PRICE} per year."},
+		{"I emailed {V} about it.",
+			"{V} got an email from me about this."},
+		{"I set up a call with {V} on {D} at {TIME}.",
+			"Your call with {V} is scheduled for {TIME} on {D}."},
+	},
+	"": {
+		{"I noted your request about {V} as {REF}.",
+			"Your request about {V} is logged under {REF}."},
+		{"I will follow up by {D} at {TIME}.",
+			"Expect an update from me on {D} by {TIME}."},
+		{"{P} from the {R} team is looking into it.",
+			"The {R} team ({P}) has picked this up."},
+	},
 }
+
+// openers and closers frame a reply ("" is common: no framing).
+var (
+	openers = []string{"", "", "Sure. ", "Done. ", "Here is what I found. ", "All set. ", "Okay. ", "Good news: "}
+	closers = []string{"", "", " Anything else?", " Let me know if you need more.", " Happy to change anything.", " Want me to do anything else?"}
+)
 
 var userAsks = []string{
 	"Can you prepare the quarterly report and send it to the team?",

@@ -239,3 +239,89 @@ func TestGenConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// distinctShares measures, over dialogs, the share of distinct strings among
+// gold and predicted replies (agent turns) and among gold and predicted
+// string values of tool calls (occurrences counted per turn and field).
+type distinctShares struct {
+	goldReplies, predReplies, allReplies, goldValues, predValues [2]int // distinct, total
+	rewordedReplies, comparedReplies                             int    // predicted != gold, both present
+}
+
+func measureDistinct(dialogs []metrics.Dialog) distinctShares {
+	var s distinctShares
+	sets := map[*[2]int]map[string]bool{}
+	add := func(c *[2]int, v string) {
+		m := sets[c]
+		if m == nil {
+			m = map[string]bool{}
+			sets[c] = m
+		}
+		if !m[v] {
+			m[v] = true
+			c[0]++
+		}
+		c[1]++
+	}
+	for _, d := range dialogs {
+		for _, tr := range d.Turns {
+			switch tr.Role {
+			case metrics.RoleAgent:
+				if tr.HasGold {
+					add(&s.goldReplies, tr.GoldResponse)
+					add(&s.allReplies, tr.GoldResponse)
+				}
+				if tr.HasPredict {
+					add(&s.predReplies, tr.PredictResponse)
+					add(&s.allReplies, tr.PredictResponse)
+				}
+				if tr.HasGold && tr.HasPredict {
+					s.comparedReplies++
+					if tr.GoldResponse != tr.PredictResponse {
+						s.rewordedReplies++
+					}
+				}
+			case metrics.RoleTool:
+				for _, v := range tr.Gold.Args {
+					if str, ok := v.(string); ok && tr.HasGold {
+						add(&s.goldValues, str)
+					}
+				}
+				for _, v := range tr.Predict.Args {
+					if str, ok := v.(string); ok && tr.HasPredict {
+						add(&s.predValues, str)
+					}
+				}
+			}
+		}
+	}
+	return s
+}
+
+func share(c [2]int) float64 { return float64(c[0]) / float64(max(c[1], 1)) }
+
+// Replies are free text, so nearly every one is distinct and the agent's
+// reply is nearly always worded differently from gold; tool-call values are
+// drawn from Zipf pools and repeat.
+func TestGenerateDistinctReplies(t *testing.T) {
+	cfg := DefaultGenConfig()
+	cfg.Dialogs = 3000
+	s := measureDistinct(collect(cfg))
+	t.Logf("distinct: gold replies %d/%d (%.3f), predicted replies %d/%d (%.3f), all replies %d/%d (%.3f), gold values %d/%d (%.4f), predicted values %d/%d (%.4f); reworded %d/%d",
+		s.goldReplies[0], s.goldReplies[1], share(s.goldReplies), s.predReplies[0], s.predReplies[1], share(s.predReplies),
+		s.allReplies[0], s.allReplies[1], share(s.allReplies), s.goldValues[0], s.goldValues[1], share(s.goldValues),
+		s.predValues[0], s.predValues[1], share(s.predValues), s.rewordedReplies, s.comparedReplies)
+	for name, c := range map[string][2]int{"gold replies": s.goldReplies, "predicted replies": s.predReplies, "all replies": s.allReplies} {
+		if c[1] < 1000 || share(c) < 0.8 {
+			t.Errorf("%s: %d distinct of %d, want > 80%% distinct", name, c[0], c[1])
+		}
+	}
+	if r := float64(s.rewordedReplies) / float64(s.comparedReplies); r < 0.8 || r > 0.99 {
+		t.Errorf("predicted reply differs from gold in %.3f of replies, want 0.8..0.99 (mostly reworded, some verbatim)", r)
+	}
+	for name, c := range map[string][2]int{"gold values": s.goldValues, "predicted values": s.predValues} {
+		if share(c) > 0.05 {
+			t.Errorf("%s: %d distinct of %d, want repeated values (<= 5%% distinct)", name, c[0], c[1])
+		}
+	}
+}

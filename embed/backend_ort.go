@@ -73,6 +73,9 @@ func acquireORT(lib, source string) (release func() error, err error) {
 	}, nil
 }
 
+// ortAvailable reports whether this build has the ORT backend (cgo).
+const ortAvailable = true
+
 // minORTVersion is the oldest ONNX Runtime serving the C API version that
 // onnxruntime_go v1.27.0 asks for.
 const minORTVersion = "1.24"

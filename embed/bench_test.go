@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,9 @@ func benchEmbedder(b *testing.B, mod func(*Options)) *Embedder {
 	b.Helper()
 	dir := useLiteDir(b)
 	o := Options{ModelDir: dir, ORTLib: ortLib(b), MemoEntries: -1}
+	if n, err := strconv.Atoi(os.Getenv("AEM_BENCH_THREADS")); err == nil {
+		o.IntraOpThreads = n // ORT intra-op threads for the Go side (default 0: ORT's choice)
+	}
 	if mod != nil {
 		mod(&o)
 	}
@@ -218,7 +222,7 @@ func BenchmarkCache(b *testing.B) {
 }
 
 // benchBatches pre-tokenizes texts into the batches Embed builds for them:
-// the queue is taken in windows of 4 x BatchSize strings, each sorted by
+// the queue is taken in windows of windowBatches x BatchSize strings, each sorted by
 // (token count, text), then cut into batches.
 func benchBatches(b *testing.B, e *Embedder, texts []string) []*batchInput {
 	type item struct {
@@ -235,7 +239,7 @@ func benchBatches(b *testing.B, e *Embedder, texts []string) []*batchInput {
 		items[i] = item{s, tk}
 	}
 	var batches []*batchInput
-	window := 4 * e.opts.BatchSize
+	window := windowBatches * e.opts.BatchSize
 	for w := 0; w < len(items); w += window {
 		win := slices.Clone(items[w:min(w+window, len(items))])
 		slices.SortStableFunc(win, func(x, y item) int {

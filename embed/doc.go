@@ -42,23 +42,39 @@
 // open at the same time must use the same library.
 //
 // "go" needs neither cgo nor the shared library: it runs the same graph the
-// way hugot's Go session does (onnx-gomlx on gomlx's pure-Go simplego
-// backend). It is several times slower; vectors agree with "ort" to 1e-4.
+// way hugot's Go session (hugot.NewGoSession) does, onnx-gomlx on gomlx's
+// pure-Go simplego backend, but drives it directly so that tokenization,
+// padding and pooling are the same code as on "ort", and it runs simplego's
+// ops sequentially ("go:ops_sequential"): with parallel ops, simplego's
+// nested worker pool deadlocks on 2-CPU machines in the USE-lite graph's
+// matrix products (seen here with the parallel default, which hugot's Go
+// session uses).
+// It is much slower (it compiles each batch shape once, and sequence lengths
+// are padded to multiples of 16 to bound the shapes); vectors agree with
+// "ort" to 1e-4 (8e-7 measured on the reference sentences).
 //
 // # Tokenization and bad input
 //
-// tokenizer.json is loaded with github.com/sugarme/tokenizer (Unigram with
-// a Metaspace pre-tokenizer for USE-lite, WordPiece or BPE for
-// sentence-transformers models). Strings are truncated to the model's token
+// USE-lite's manifest names its tokenizer kind "use-lite": its strings are
+// tokenized by models/usetok, the project's port of the reference JavaScript
+// tokenizer (exact ids on every reference sentence). Any other tokenizer.json
+// (WordPiece, BPE, Unigram with a Metaspace pre-tokenizer carrying
+// prepend_scheme) is loaded with github.com/sugarme/tokenizer, with its
+// post-processor's special tokens. Strings are truncated to the model's token
 // cap (128 for USE-lite; Options.MaxTokens may lower it) and batches are
 // padded on the right with attention mask 0; the padding id is never
-// interpreted (id 0 is a real token for USE-lite). Bad input never fails:
-// invalid UTF-8 bytes are replaced by U+FFFD; control characters go to the
-// tokenizer as they are; a string far past the cap is cut, at a rune
-// boundary, to 64 bytes per allowed token before tokenizing (which leaves the
-// first MaxTokens tokens unchanged); a string with no tokens at all (the
-// empty string for tokenizers that add nothing to it) gets the zero vector,
-// whose cosine with any other vector is 0 and with another zero vector is 1.
+// interpreted (id 0 is a real token for USE-lite).
+//
+// Bad input never fails: invalid UTF-8 bytes are replaced by U+FFFD; control
+// characters go to the tokenizer as they are (USE-lite: unknown pieces; a
+// generic tokenizer that chokes on them is retried with them as spaces); a
+// string far past the cap is cut, at a rune boundary, to 64 bytes per allowed
+// token before tokenizing, which leaves the first MaxTokens tokens unchanged
+// for any real text; a string with no tokens at all (USE-lite's empty string)
+// is one padding slot with mask 0: USE-lite's graph then returns the original
+// model's vector for the empty string, while pooled token-level models (and
+// graphs that yield NaN for it) give the zero vector, whose cosine with any
+// other vector is 0 and with another zero vector is 1.
 //
 // # Batching, concurrency and determinism
 //
@@ -68,7 +84,7 @@
 // vectors) and the persistent cache, joins strings another caller already has
 // in flight, tokenizes the rest on its own goroutine, and queues them. One
 // batching goroutine per Embedder is the only caller of the model: each round
-// it takes everything queued (up to four batches' worth) from all callers,
+// it takes everything queued (up to 16 batches' worth) from all callers,
 // sorts it by token length, and runs it in batches of Options.BatchSize. While
 // a batch runs, new requests pile up, so under load batches are full without
 // any added waiting ("batch while busy"); an idle Embedder runs a lone
@@ -84,7 +100,8 @@
 //
 // With Options.CacheDir set, vectors are kept in a bbolt file keyed by
 // sha256(weights sha256, tokenizer sha256, token cap, pooling, text), bounded
-// by Options.CacheMaxBytes (the oldest entries are evicted). Writes are bbolt
+// by Options.CacheMaxBytes (the oldest entries, by insertion, are evicted to
+// 90% of the bound; hits do not refresh an entry, so reads stay read-only). Writes are bbolt
 // transactions, so a crash mid-write leaves the cache usable; an entry that
 // fails its checksum is a miss; a file that is not a bbolt database is
 // reported (ErrCacheCorrupt) or, with Options.DiscardCorruptCache, moved aside.

@@ -111,11 +111,11 @@ func open(ctx context.Context, opts Options, be backend) (*Embedder, error) {
 			info.MaxTokens = usetok.MaxTokens
 		}
 	} else {
-		rawTok, cap, err := loadTokenizer(info.TokenizerPath)
+		rawTok, tokCap, err := loadTokenizer(info.TokenizerPath)
 		if err != nil {
 			return nil, err
 		}
-		ownCap = cap
+		ownCap = tokCap
 		tok = &textTokenizer{tk: rawTok}
 	}
 	if info.MaxTokens == 0 {
@@ -423,12 +423,19 @@ func (e *Embedder) noteCacheErr(err error) {
 	e.st.lastCacheErr.Store(err.Error())
 }
 
+// windowBatches is how many batches' worth of queued strings the batching
+// goroutine sorts together: a wider window pads less (the benchmark's 1,024
+// short values fill 4,672 token slots sorted together, 5,184 in windows of
+// 256, for 4,402 real tokens) while a caller waits at most that many batches
+// behind a big earlier request.
+const windowBatches = 16
+
 // loop is the batching goroutine: the only caller of the backend. Each round
-// takes what callers have queued (up to a window of 4 batches), sorts it by
-// token length to cut padding, and runs it in batches of BatchSize.
+// takes what callers have queued (up to windowBatches batches' worth), sorts
+// it by token length to cut padding, and runs it in batches of BatchSize.
 func (e *Embedder) loop() {
 	defer close(e.done)
-	window := 4 * e.opts.BatchSize
+	window := windowBatches * e.opts.BatchSize
 	for {
 		select {
 		case <-e.quit:

@@ -42,6 +42,9 @@ var typeTable = [][]float32{{0, 0, 5}, {0, 7, 0}}
 // ortLib returns the ONNX Runtime library for tests, or skips.
 func ortLib(t testing.TB) string {
 	t.Helper()
+	if !ortAvailable {
+		t.Skip("built without cgo: no ORT backend")
+	}
 	if p := os.Getenv(EnvORTLib); p != "" {
 		return p
 	}
@@ -158,6 +161,10 @@ const modulesJSON = `[{"idx":0,"name":"0","path":"","type":"sentence_transformer
 func testBackends(t *testing.T) []string {
 	t.Helper()
 	bs := []string{BackendGo}
+	if !ortAvailable {
+		t.Log("built without cgo: testing the go backend only")
+		return bs
+	}
 	if lib := os.Getenv(EnvORTLib); lib != "" {
 		bs = append(bs, BackendORT)
 	} else if _, err := os.Stat(filepath.Join("..", ".aem", "lib", PlatformDir(), "libonnxruntime.so.1")); err == nil {

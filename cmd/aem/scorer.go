@@ -22,6 +22,7 @@ type scorerOptions struct {
 	batchSize int
 	cacheDir  string
 	noCache   bool
+	discard   bool
 }
 
 func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
@@ -34,6 +35,7 @@ func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.batchSize, "batch-size", embed.DefaultBatchSize, "strings per model call")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "persistent embedding cache directory (default: .aem/embed-cache)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding cache")
+	fs.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding cache file aside and start an empty one instead of failing")
 }
 
 // openedScorer is a scorer plus what the caller must do with it afterwards.
@@ -59,6 +61,8 @@ func (o scorerOptions) open(ctx context.Context, env *Env) (*openedScorer, error
 		GraphOptLevel:  o.graphOpt,
 		BatchSize:      o.batchSize,
 		Getenv:         env.Getenv,
+
+		DiscardCorruptCache: o.discard,
 	}
 	if !o.noCache {
 		eo.CacheDir = o.cacheDir
