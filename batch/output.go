@@ -88,7 +88,14 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path via a temporary file.
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, fsynced and renamed into place, then fsyncs the directory:
+// readers see the old file or the whole new one, never a part.
+func WriteFileAtomic(path string, data []byte) error {
+	return writeFileAtomic(path, data, nil)
+}
+
+// writeFileAtomic is WriteFileAtomic with a fault-injection hook.
 func writeFileAtomic(path string, data []byte, wrap writeWrapper) error {
 	t, err := createTemp(path, wrap)
 	if err != nil {

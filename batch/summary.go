@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
-	"math"
 	"slices"
-	"sort"
+
+	"github.com/aem-dev/aem/metrics/stats"
 
 	"github.com/aem-dev/aem/metrics"
 )
@@ -140,60 +140,12 @@ func ratio(a, b int) float64 {
 // is false when they are undefined (fewer than two points, or a constant
 // series).
 func correlations(x, y []float64) (pearson, spearman float64, ok bool) {
-	p, ok1 := pearsonCorr(x, y)
-	s, ok2 := pearsonCorr(ranks(x), ranks(y))
-	if !ok1 || !ok2 {
+	p, err1 := stats.Pearson(x, y)
+	s, err2 := stats.Spearman(x, y)
+	if err1 != nil || err2 != nil {
 		return 0, 0, false
 	}
 	return p, s, true
-}
-
-func pearsonCorr(x, y []float64) (float64, bool) {
-	n := len(x)
-	if n < 2 || len(y) != n {
-		return 0, false
-	}
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(n)
-	my /= float64(n)
-	var sxy, sxx, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return 0, false
-	}
-	r := sxy / math.Sqrt(sxx*syy)
-	return math.Max(-1, math.Min(1, r)), true
-}
-
-// ranks returns 1-based ranks, ties getting their average rank.
-func ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
-			j++
-		}
-		avg := float64(i+j)/2 + 1
-		for k := i; k <= j; k++ {
-			r[idx[k]] = avg
-		}
-		i = j + 1
-	}
-	return r
 }
 
 // settingsOf lists the settings that change results, as recorded in

@@ -155,47 +155,9 @@ func WriteReport(ctx context.Context, dir string, rep *compare.Report) error {
 		if err := f.write(&buf, rep); err != nil {
 			return fmt.Errorf("rendering %s: %w", f.name, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
+		if err := batch.WriteFileAtomic(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it,
-// renames it over path and syncs the directory.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", path, err)
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("renaming into %s: %w", path, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil // the file is in place; a directory we cannot open cannot be synced
-	}
-	defer d.Close()
-	_ = d.Sync()
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics/stats"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
@@ -116,7 +117,7 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 			return err
 		}
 		p := filepath.Join(dir, name)
-		if err := writeAtomic(p, data); err != nil {
+		if err := batch.WriteFileAtomic(p, data); err != nil {
 			return err
 		}
 		written = append(written, p)
@@ -168,42 +169,6 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 		return nil, err
 	}
 	return written, nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory: write, fsync, rename, fsync the directory.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort: not every file system syncs directories
-		d.Close()
-	}
-	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
