@@ -466,13 +466,17 @@ func (e *Embedder) loop() {
 
 // runJobs embeds jobs with the model and resolves their futures.
 func (e *Embedder) runJobs(jobs []*job) {
+	bucket := func(j *job) int { return seqBucket(len(j.tok.ids), e.info.MaxTokens) }
 	slices.SortStableFunc(jobs, func(a, b *job) int {
-		return cmp.Or(cmp.Compare(len(a.tok.ids), len(b.tok.ids)), cmp.Compare(a.text, b.text))
+		return cmp.Or(cmp.Compare(bucket(a), bucket(b)), cmp.Compare(len(a.tok.ids), len(b.tok.ids)), cmp.Compare(a.text, b.text))
 	})
 	var keys [][32]byte
 	var vecs [][]float32
-	for lo := 0; lo < len(jobs); lo += e.opts.BatchSize {
-		chunk := jobs[lo:min(lo+e.opts.BatchSize, len(jobs))]
+	for lo, hi := 0, 0; lo < len(jobs); lo = hi {
+		// A batch holds strings of one length bucket only.
+		for hi = lo + 1; hi < len(jobs) && hi-lo < e.opts.BatchSize && bucket(jobs[hi]) == bucket(jobs[lo]); hi++ {
+		}
+		chunk := jobs[lo:hi]
 		out, err := e.runBatch(chunk)
 		for i, jb := range chunk {
 			if err != nil {
@@ -494,20 +498,45 @@ func (e *Embedder) runJobs(jobs []*job) {
 	}
 }
 
-// buildBatch pads a chunk (sorted by length) into one batch: right padding
-// with id 0 and attention mask 0, the sequence length rounded up to the
-// backend's multiple (never past the token cap) and at least 1.
+// seqBucket is the padded sequence length at which a string of n tokens
+// always runs. ONNX Runtime's vector for a row differs in the last float
+// bits with the batch's padded length, and between a batch of one row and
+// a larger one (measured: up to 3e-8), so a string's vector would depend on
+// what it happened to be batched with, and two runs of the same dataset
+// would differ with timing. Every string therefore runs at a length that
+// depends only on its own token count (8, 12, 16, 24, 32, 48, 64, 96, 128,
+// ..., capped at the model's cap), in batches of at least two rows: its
+// vector is then a function of the string alone, and outputs are
+// byte-identical whatever the number of workers.
+func seqBucket(n, maxTokens int) int {
+	b := 8
+	for b < n {
+		if b&(b-1) == 0 {
+			b += b / 2 // 8 -> 12, 16 -> 24, ...
+		} else {
+			b = b / 3 * 4 // 12 -> 16, 24 -> 32, ...
+		}
+	}
+	if maxTokens > 0 {
+		b = min(b, max(maxTokens, n))
+	}
+	return b
+}
+
+// buildBatch pads a chunk (strings of one length bucket) into one batch:
+// right padding with id 0 and attention mask 0, the sequence length that
+// of the bucket, rounded up to the backend's multiple (never past the token
+// cap), and a padding row added to a chunk of one string (see seqBucket).
 func (e *Embedder) buildBatch(chunk []tokenized) (in *batchInput, real int) {
 	seq := 0
 	for _, tk := range chunk {
-		seq = max(seq, len(tk.ids))
+		seq = max(seq, seqBucket(len(tk.ids), e.info.MaxTokens))
 		real += len(tk.ids)
 	}
-	seq = max(seq, 1) // a string with no tokens is one padding slot (mask 0)
 	if e.seqMult > 1 {
 		seq = min((seq+e.seqMult-1)/e.seqMult*e.seqMult, max(seq, e.info.MaxTokens))
 	}
-	b := len(chunk)
+	b := max(len(chunk), 2)
 	in = &batchInput{batch: b, seq: seq, ids: make([]int64, b*seq), mask: make([]int64, b*seq), types: make([]int64, b*seq)}
 	for r, tk := range chunk {
 		copy(in.ids[r*seq:], tk.ids)
@@ -533,10 +562,14 @@ func (e *Embedder) runBatch(chunk []*job) ([][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.st.embedded.Add(int64(in.batch))
+	e.st.embedded.Add(int64(len(chunk)))
 	e.st.tokens.Add(int64(real))
 	e.st.padded.Add(int64(in.batch * in.seq))
-	return vectors(out, dims, in, e.plan.tokenLevel, e.info.Pooling)
+	vecs, err := vectors(out, dims, in, e.plan.tokenLevel, e.info.Pooling)
+	if err != nil {
+		return nil, err
+	}
+	return vecs[:len(chunk)], nil
 }
 
 // Close stops the batching goroutine (callers still waiting get ErrClosed),
