@@ -26,9 +26,9 @@ const (
 const (
 	DefaultBackend          = BackendORT
 	DefaultBatchSize        = 64
-	DefaultCacheMaxBytes    = 2 << 30 // 2 GiB of cached vectors (about a million 512-d vectors)
+	DefaultCacheMaxBytes    = 8 << 30 // 8 GiB of cached vectors (about four million 512-d vectors: a 1M-turn nightly set holds ~1.6M distinct strings)
 	DefaultCacheLockTimeout = 5 * time.Second
-	DefaultMemoEntries      = 100_000 // about 200 MiB of 512-d vectors
+	DefaultMemoEntries      = 10_000 // about 20 MiB of 512-d vectors: the strings that repeat (gold values) stay; the rest come from the persistent cache
 	DefaultModelName        = "use-lite"
 	// CacheFileName is the persistent cache's file inside Options.CacheDir.
 	CacheFileName = "embeddings.bbolt"
