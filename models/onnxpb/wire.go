@@ -307,16 +307,7 @@ func Unmarshal(b []byte) (*Model, error) {
 		case 7:
 			return decodeGraph(p, &m.Graph)
 		case 8:
-			var o OpsetID
-			err := fields(p, func(num protowire.Number, _ protowire.Type, v uint64, p []byte) error {
-				switch num {
-				case 1:
-					o.Domain = string(p)
-				case 2:
-					o.Version = int64(v)
-				}
-				return nil
-			})
+			o, err := decodeOpset(p)
 			m.OpsetImports = append(m.OpsetImports, o)
 			return err
 		case 14:
@@ -593,16 +584,7 @@ func ReadSignature(b []byte) (*Signature, error) {
 		case 7:
 			graph = p
 		case 8:
-			var o OpsetID
-			err := fields(p, func(num protowire.Number, _ protowire.Type, v uint64, p []byte) error {
-				switch num {
-				case 1:
-					o.Domain = string(p)
-				case 2:
-					o.Version = int64(v)
-				}
-				return nil
-			})
+			o, err := decodeOpset(p)
 			s.Opsets = append(s.Opsets, o)
 			return err
 		}
@@ -667,4 +649,19 @@ func (v ValueInfo) String() string {
 		}
 	}
 	return v.Name + " " + v.ElemType.String() + "[" + strings.Join(dims, ",") + "]"
+}
+
+// decodeOpset decodes one OperatorSetIdProto.
+func decodeOpset(p []byte) (OpsetID, error) {
+	var o OpsetID
+	err := fields(p, func(num protowire.Number, _ protowire.Type, v uint64, p []byte) error {
+		switch num {
+		case 1:
+			o.Domain = string(p)
+		case 2:
+			o.Version = int64(v)
+		}
+		return nil
+	})
+	return o, err
 }
