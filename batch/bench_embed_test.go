@@ -8,6 +8,7 @@ package batch
 import (
 	"context"
 	"os"
+	"strconv"
 
 	"github.com/aem-dev/aem/embed"
 	"github.com/aem-dev/aem/metrics"
@@ -18,7 +19,10 @@ func init() {
 		if os.Getenv("AEM_BENCH_SCORER") != "embed" {
 			return nil, nil, nil, nil
 		}
-		e, err := embed.Open(ctx, embed.Options{CacheDir: os.Getenv("AEM_BENCH_CACHE")})
+		// AEM_BENCH_MEMO sets embed.Options.MemoEntries (0 or unset: the
+		// default), to measure how the in-run memo weighs on peak RSS.
+		memo, _ := strconv.Atoi(os.Getenv("AEM_BENCH_MEMO"))
+		e, err := embed.Open(ctx, embed.Options{CacheDir: os.Getenv("AEM_BENCH_CACHE"), MemoEntries: memo})
 		if err != nil {
 			return nil, nil, nil, err
 		}
