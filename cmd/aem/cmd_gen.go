@@ -23,7 +23,7 @@ func (o *genOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.cfg.Dialogs, "dialogs", def.Dialogs, "number of dialogs (3-12 turns each)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "random seed; the same seed and flags give the same file")
 	fs.Float64Var(&o.cfg.WrongRate, "wrong-rate", def.WrongRate, "share of predicted values or replies that are wrong")
-	fs.Float64Var(&o.cfg.ParaphraseRate, "paraphrase-rate", def.ParaphraseRate, "share of predicted tool values that are paraphrases of gold (replies are always reworded)")
+	fs.Float64Var(&o.cfg.ParaphraseRate, "paraphrase-rate", def.ParaphraseRate, "share of predicted tool values that are paraphrases of gold (replies are reworded separately)")
 	fs.BoolVar(&o.noDeps, "no-depends-on", !def.DependsOn, "leave out depends_on, so attribution must infer cascades from evidence")
 	fs.BoolVar(&o.cfg.HumanLabels, "human-labels", def.HumanLabels, "add human_label and human_score")
 	fs.BoolVar(&o.cfg.Latency, "latency", def.Latency, "add latency_ms")
