@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -34,7 +35,14 @@ type diskCache struct {
 	db       *bolt.DB
 	path     string
 	maxBytes int64
+	// touched counts the bytes read or written since the mapped pages were
+	// last released (see releaseMapped); guarded by atomic access.
+	touched atomic.Int64
 }
+
+// releaseEvery is how many cache bytes a run reads or writes between two
+// releases of the file's mapped pages: it bounds the cache's share of RSS.
+const releaseEvery = 4 << 20
 
 var (
 	bucketEntries = []byte("entries")
@@ -122,6 +130,7 @@ func openBolt(path string, timeout time.Duration) (db *bolt.DB, err error) {
 func (c *diskCache) get(keys [][32]byte) (found [][]float32, corrupt int, err error) {
 	found = make([][]float32, len(keys))
 	err = c.view(func(tx *bolt.Tx) error {
+		var n int64
 		b := tx.Bucket(bucketEntries)
 		for i, k := range keys {
 			v := b.Get(k[:])
@@ -134,10 +143,22 @@ func (c *diskCache) get(keys [][32]byte) (found [][]float32, corrupt int, err er
 				continue
 			}
 			found[i] = vec
+			n += int64(len(v))
 		}
+		c.maybeRelease(tx, n)
 		return nil
 	})
 	return found, corrupt, err
+}
+
+// maybeRelease counts n more touched bytes and releases the file's mapped
+// pages once releaseEvery of them have been touched. tx must be open.
+func (c *diskCache) maybeRelease(tx *bolt.Tx, n int64) {
+	if c.touched.Add(n) < releaseEvery {
+		return
+	}
+	c.touched.Store(0)
+	releaseMapped(c.db, tx)
 }
 
 func (c *diskCache) view(fn func(*bolt.Tx) error) (err error) {
@@ -150,14 +171,27 @@ func (c *diskCache) view(fn func(*bolt.Tx) error) (err error) {
 }
 
 // put stores vectors in one transaction and evicts the oldest entries past
-// the size bound.
-func (c *diskCache) put(keys [][32]byte, vecs [][]float32) (err error) {
+// the size bound. Writes touch the file's mapped pages too (tree
+// traversal), so they count towards releasing them.
+func (c *diskCache) put(keys [][32]byte, vecs [][]float32) error {
+	written, err := c.write(keys, vecs)
+	if err != nil || written == 0 {
+		return err
+	}
+	return c.view(func(tx *bolt.Tx) error {
+		c.maybeRelease(tx, written)
+		return nil
+	})
+}
+
+// write is put's transaction; it returns the bytes of values written.
+func (c *diskCache) write(keys [][32]byte, vecs [][]float32) (written int64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: writing %s: %v", ErrCacheCorrupt, c.path, r)
 		}
 	}()
-	return c.db.Update(func(tx *bolt.Tx) error {
+	err = c.db.Update(func(tx *bolt.Tx) error {
 		entries, order, meta := tx.Bucket(bucketEntries), tx.Bucket(bucketOrder), tx.Bucket(bucketMeta)
 		total := int64(getU64(meta.Get(metaBytes)))
 		seq := getU64(meta.Get(metaSeq))
@@ -177,6 +211,7 @@ func (c *diskCache) put(keys [][32]byte, vecs [][]float32) (err error) {
 				return err
 			}
 			total += int64(len(k) + len(val) + orderOverhead)
+			written += int64(len(val))
 		}
 		if total > c.maxBytes {
 			target := c.maxBytes / 10 * 9
@@ -201,6 +236,7 @@ func (c *diskCache) put(keys [][32]byte, vecs [][]float32) (err error) {
 		}
 		return meta.Put(metaSeq, putU64(seq))
 	})
+	return written, err
 }
 
 // size returns the accounted bytes and the number of entries.
