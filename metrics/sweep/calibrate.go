@@ -428,28 +428,41 @@ func estimateCorr(ctx context.Context, f func(w []float64) (float64, error), n i
 		}
 		return e, nil
 	}
+	err = bootstrapCI(ctx, e, group, opts, func(w []float64) float64 {
+		b, err := f(w)
+		if err != nil {
+			return math.NaN()
+		}
+		return b
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// bootstrapCI sets e's interval from opts.Bootstrap cluster-bootstrap
+// replicates (resampling the groups, seeded by opts.Seed) of stat, which
+// computes the statistic under replicate weights w.
+func bootstrapCI(ctx context.Context, e *Estimate, group []string, opts Options, stat func(w []float64) float64) error {
 	groups, _ := stats.GroupIndex(group)
 	boot, err := stats.NewBootstrap(groups, opts.Seed)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var w []float64
 	vals := make([]float64, 0, opts.Bootstrap)
 	for r := 0; r < opts.Bootstrap; r++ {
 		if r%16 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		w = boot.Next(w)
-		b, err := f(w)
-		if err != nil {
-			b = math.NaN()
-		}
-		vals = append(vals, b)
+		vals = append(vals, stat(w))
 	}
 	withCI(e, vals, opts.Level, fmt.Sprintf("bootstrap by dialog, %d replicates", opts.Bootstrap))
-	return e, nil
+	return nil
 }
 
 // fitGroups fits per-sub-metric and per-field thresholds.
@@ -566,24 +579,13 @@ func agreement(ctx context.Context, v []Verdict, opts Options) (*Agreement, erro
 	}
 	a.Confusion, a.Accuracy, a.Kappa = countsOf(c), c.Accuracy(), &Estimate{Value: c.Kappa()}
 	if opts.Bootstrap > 0 {
-		groups, _ := stats.GroupIndex(names)
-		boot, err := stats.NewBootstrap(groups, opts.Seed)
+		err := bootstrapCI(ctx, a.Kappa, names, opts, func(w []float64) float64 {
+			c, _ := stats.ConfusionOf(auto, human, w)
+			return c.Kappa()
+		})
 		if err != nil {
 			return nil, err
 		}
-		var w []float64
-		vals := make([]float64, 0, opts.Bootstrap)
-		for r := 0; r < opts.Bootstrap; r++ {
-			if r%64 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			w = boot.Next(w)
-			c, _ := stats.ConfusionOf(auto, human, w)
-			vals = append(vals, c.Kappa())
-		}
-		withCI(a.Kappa, vals, opts.Level, fmt.Sprintf("bootstrap by dialog, %d replicates", opts.Bootstrap))
 	}
 	return a, nil
 }
