@@ -37,8 +37,8 @@ func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.batchSize, "batch-size", embed.DefaultBatchSize, "strings per model call")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "persistent embedding cache directory (default: .aem/embed-cache)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding cache")
-	fs.Int64Var(&o.cacheMax, "cache-max-mb", embed.DefaultCacheMaxBytes>>20, "bound of the persistent embedding cache in MiB; the oldest entries are evicted past it")
-	fs.IntVar(&o.memo, "memo-entries", embed.DefaultMemoEntries, "vectors kept in memory during a run (an LRU); negative: none")
+	fs.Int64Var(&o.cacheMax, "cache-max-mb", embed.DefaultCacheMaxBytes>>20, "bound of the persistent embedding cache in MiB (0: the default); the oldest entries are evicted past it")
+	fs.IntVar(&o.memo, "memo-entries", embed.DefaultMemoEntries, "vectors kept in memory during a run (an LRU; 0: the default, negative: none)")
 	fs.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding cache file aside and start an empty one instead of failing")
 }
 
