@@ -65,17 +65,6 @@ func (l location) openBucket(ctx context.Context, mux *blob.URLMux) (*blob.Bucke
 	return b, nil
 }
 
-// join appends a name to a location (a key prefix for blob URLs).
-func (l location) child(ctx context.Context, mux *blob.URLMux, name string) location {
-	if !l.remote() {
-		return location{raw: filepath.Join(l.local, name), local: filepath.Join(l.local, name)}
-	}
-	c := l
-	c.key = path.Join(l.key, name)
-	c.raw = strings.TrimSuffix(l.raw, "/") + "/" + name
-	return c
-}
-
 // download copies a blob object to a new file in dir, returning its path.
 func download(ctx context.Context, mux *blob.URLMux, l location, dir string) (string, error) {
 	b, err := l.openBucket(ctx, mux)

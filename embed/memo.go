@@ -55,9 +55,3 @@ func (m *memo) add(k string, v []float32) {
 		delete(m.items, last.Value.(*memoEntry).key)
 	}
 }
-
-func (m *memo) len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.ll.Len()
-}

@@ -123,18 +123,6 @@ func CanonicalColumns() []string {
 	return names
 }
 
-// RequiredColumns returns the canonical columns every Parquet golden file
-// must have (possibly under another name, through a mapping).
-func RequiredColumns() []string {
-	var names []string
-	for _, c := range columns {
-		if c.required {
-			names = append(names, c.name)
-		}
-	}
-	return names
-}
-
 func canonicalSlot(name string) (int, bool) {
 	for i, c := range columns {
 		if c.name == name {

@@ -56,9 +56,6 @@ func NewSorted(scores []float64, labels []bool) (*Sorted, error) {
 	return s, nil
 }
 
-// Len is the number of samples.
-func (s *Sorted) Len() int { return len(s.scores) }
-
 // Distinct is the number of distinct scores.
 func (s *Sorted) Distinct() int { return len(s.starts) - 1 }
 
@@ -185,13 +182,4 @@ func AveragePrecision(pts []Point) (float64, error) {
 		prevR = r
 	}
 	return ap, nil
-}
-
-// ROCAUC is the ROC-AUC of raw scores and labels.
-func ROCAUC(scores []float64, labels []bool) (float64, error) {
-	pts, err := Sweep(scores, labels)
-	if err != nil {
-		return 0, err
-	}
-	return AUC(pts)
 }
