@@ -31,7 +31,7 @@ func parseLocation(s string) (location, error) {
 	if s == "" {
 		return location{}, fmt.Errorf("%w: empty location", ErrUnreadableLocation)
 	}
-	if !urlScheme.MatchString(s) {
+	if !IsURL(s) {
 		return location{raw: s, local: s}, nil
 	}
 	u, err := url.Parse(s)
@@ -54,6 +54,11 @@ func parseLocation(s string) (location, error) {
 	}
 	return location{raw: s, bucketURL: bucket, key: strings.TrimLeft(u.Path, "/")}, nil
 }
+
+// IsURL reports whether s names a location by URL (scheme://...) rather
+// than by a local path. file:// URLs count: they go through the same
+// parsing as blob URLs.
+func IsURL(s string) bool { return urlScheme.MatchString(s) }
 
 func (l location) remote() bool { return l.local == "" }
 

@@ -3,12 +3,18 @@ package sweepio
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
 
 	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics"
@@ -138,4 +144,48 @@ func TestThresholdsRoundTripThroughRun(t *testing.T) {
 		t.Error("no semantic comparisons in the second run")
 	}
 	t.Logf("fitted %s; held-out f1 %.3f; verdict kappa %.3f at the default threshold, %.3f with the fitted ones", data, res.F1.Value, res.Agreement.Kappa.Value, res2.Agreement.Kappa.Value)
+}
+
+// dirBlob serves fileblob buckets rooted at a directory, so that a test
+// URL scheme behaves like a remote object store.
+type dirBlob struct{ root string }
+
+func (d dirBlob) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
+	return fileblob.OpenBucket(filepath.Join(d.root, u.Host), &fileblob.Options{CreateDir: true, NoTempDir: true})
+}
+
+// TestReadRunFromObjectStore writes a run to an object store and reads it
+// back by URL: the calibration input must equal that of a local run, and
+// an incomplete remote run is refused.
+func TestReadRunFromObjectStore(t *testing.T) {
+	ctx := context.Background()
+	golden := writeGolden(t, 20)
+	mux := new(blob.URLMux)
+	mux.RegisterBucket("dirtest", dirBlob{t.TempDir()})
+	local := filepath.Join(t.TempDir(), "run")
+	for _, out := range []string{local, "dirtest://bucket/nightly/run"} {
+		if _, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: out, Scorer: metrics.Lexical{}, Config: metrics.DefaultConfig(), Workers: 2, URLMux: mux}); err != nil {
+			t.Fatalf("aem run -o %s: %v", out, err)
+		}
+	}
+	want, wantInfo, err := ReadRun(ctx, local, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, info, err := ReadRun(ctx, "dirtest://bucket/nightly/run", RunOptions{URLMux: mux})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the remote run gives a different calibration input than the same run read locally")
+	}
+	if info.Dir != "dirtest://bucket/nightly/run" || info.Turns != wantInfo.Turns || info.Scorer != wantInfo.Scorer || info.LabelledTurns != wantInfo.LabelledTurns {
+		t.Errorf("remote info %+v, local %+v", info, wantInfo)
+	}
+	if _, _, err := ReadRun(ctx, "dirtest://bucket/nightly/missing", RunOptions{URLMux: mux}); !errors.Is(err, batch.ErrIncompleteRun) || !strings.Contains(err.Error(), "dirtest://bucket/nightly/missing") {
+		t.Errorf("incomplete remote run: err = %v, want ErrIncompleteRun naming the URL", err)
+	}
+	if _, _, err := ReadRun(ctx, "nosuch://bucket/run", RunOptions{URLMux: mux}); !errors.Is(err, batch.ErrUnreadableLocation) {
+		t.Errorf("unknown scheme: err = %v, want ErrUnreadableLocation", err)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+	"gocloud.dev/blob"
 
 	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics"
@@ -39,6 +40,9 @@ type RunOptions struct {
 	// IgnoreUnmatched drops labels for turns that are not in the run
 	// instead of failing (counted in RunInfo.Unmatched).
 	IgnoreUnmatched bool
+	// URLMux opens a run given as a blob URL; nil means
+	// blob.DefaultURLMux().
+	URLMux *blob.URLMux
 }
 
 // RunInfo describes what ReadRun found.
@@ -84,10 +88,28 @@ type labelEntry struct {
 // ReadRun reads a run directory written by `aem run` (turns.parquet and,
 // when present, summary.json) and builds the calibration input from the
 // human labels: see the package doc for which score a label calibrates.
+//
+// dir may also be a blob URL (s3://, gs://, file://, or any scheme
+// opts.URLMux knows): the run is then opened with batch.ReadRun, which
+// downloads it to a temporary directory and refuses an incomplete run.
 func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *RunInfo, error) {
+	local, path := dir, filepath.Join(dir, batch.TurnsFile)
+	if batch.IsURL(dir) {
+		rd, err := batch.ReadRunWith(ctx, dir, batch.ReadRunOptions{URLMux: opts.URLMux})
+		if err != nil {
+			return sweep.Input{}, nil, fmt.Errorf("opening run %s: %w", dir, err)
+		}
+		defer rd.Close()
+		local, path = rd.Dir(), strings.TrimSuffix(dir, "/")+"/"+batch.TurnsFile
+	}
+	return readRunDir(ctx, dir, local, path, opts)
+}
+
+// readRunDir is ReadRun on the local directory local; dir is the run as the
+// user named it and path its turns.parquet, both for messages.
+func readRunDir(ctx context.Context, dir, local, path string, opts RunOptions) (sweep.Input, *RunInfo, error) {
 	info := &RunInfo{Dir: dir, Excluded: map[string]int{}}
-	path := filepath.Join(dir, batch.TurnsFile)
-	f, err := os.Open(path)
+	f, err := os.Open(filepath.Join(local, batch.TurnsFile))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return sweep.Input{}, nil, fmt.Errorf("%s: %w: no %s; give the output directory of `aem run` (its -o)", dir, ErrRun, batch.TurnsFile)
@@ -95,7 +117,7 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 		return sweep.Input{}, nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	defer f.Close()
-	if b, err := os.ReadFile(filepath.Join(dir, batch.SummaryFile)); err == nil {
+	if b, err := os.ReadFile(filepath.Join(local, batch.SummaryFile)); err == nil {
 		var s batch.Summary
 		if err := json.Unmarshal(b, &s); err != nil {
 			return sweep.Input{}, nil, fmt.Errorf("%s: %w: %s is not valid JSON: %v", dir, ErrRun, batch.SummaryFile, err)

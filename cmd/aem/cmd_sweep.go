@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/batch/sweepio"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
@@ -91,6 +92,9 @@ With --pairs FILE it calibrates on labelled text pairs instead, scored with
 --scorer (the embedding model by default). STS Benchmark files are read
 as they come (--pairs-format stsb, detected automatically).
 
+RUN_DIR may be an object-store URL (s3://, gs://, file://) of a complete
+run; OUTDIR is a local directory (./sweep by default for a URL).
+
 Outputs in OUTDIR: sweep.parquet (every threshold with every figure),
 thresholds.json (for 'aem run --thresholds'), summary.json, sweep.png and
 sweep.svg. A short table goes to stdout.
@@ -111,6 +115,9 @@ EXAMPLES
 		return func(ctx context.Context, args []string) error {
 			if (o.pairs == "") != (len(args) == 1) || len(args) > 1 {
 				return usagef(c, "give one RUN_DIR, or --pairs FILE without RUN_DIR")
+			}
+			if batch.IsURL(o.out) {
+				return usagef(c, "-o %s: sweep writes to a local directory; copy it to the object store afterwards", o.out)
 			}
 			opts, err := o.calibration()
 			if err != nil {
@@ -162,6 +169,9 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		sum.Mode, sum.Input, sum.Scorer, sum.Run = "run", args[0], info.Scorer, info
 		if o.out == "" {
 			o.out = filepath.Join(args[0], "sweep")
+			if batch.IsURL(args[0]) {
+				o.out = "sweep"
+			}
 		}
 	}
 	res, err := sweep.Calibrate(ctx, in, opts)

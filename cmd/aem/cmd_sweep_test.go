@@ -123,6 +123,8 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"no run dir", nil, true, nil},
 		{"run dir and pairs", []string{"x", "--pairs", "p.csv"}, true, nil},
 		{"bad objective", []string{"x", "--objective", "auc"}, true, nil},
+		{"output to a URL", []string{"x", "-o", "s3://bucket/sweep"}, true, nil},
+		{"incomplete remote run", []string{"file://" + filepath.ToSlash(t.TempDir())}, false, batch.ErrIncompleteRun},
 		{"not a run", []string{t.TempDir()}, false, sweepio.ErrRun},
 		{"one class", []string{writeSweepRun(t, true)}, false, sweep.ErrOneClass},
 		{"unknown scorer", []string{"--pairs", "../../batch/sweepio/testdata/pairs.csv", "--scorer", "magic", "-o", t.TempDir()}, false, nil},
