@@ -10,9 +10,8 @@ import (
 )
 
 type genOptions struct {
-	out    string
-	cfg    datasets.GenConfig
-	noDeps bool
+	out string
+	cfg datasets.GenConfig
 }
 
 func (o *genOptions) addFlags(fs *flag.FlagSet) {
@@ -24,7 +23,7 @@ func (o *genOptions) addFlags(fs *flag.FlagSet) {
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "random seed; the same seed and flags give the same file")
 	fs.Float64Var(&o.cfg.WrongRate, "wrong-rate", def.WrongRate, "share of predicted values or replies that are wrong")
 	fs.Float64Var(&o.cfg.ParaphraseRate, "paraphrase-rate", def.ParaphraseRate, "share of predicted tool values that are paraphrases of gold (replies are reworded separately)")
-	fs.BoolVar(&o.noDeps, "no-depends-on", !def.DependsOn, "leave out depends_on, so attribution must infer cascades from evidence")
+	fs.BoolVar(&o.cfg.DependsOn, "depends-on", def.DependsOn, "record depends_on for chained calls (without it attribution must infer cascades from evidence)")
 	fs.BoolVar(&o.cfg.HumanLabels, "human-labels", def.HumanLabels, "add human_label and human_score")
 	fs.BoolVar(&o.cfg.Latency, "latency", def.Latency, "add latency_ms")
 }
@@ -38,7 +37,8 @@ func cmdGen() *Command {
 Gen writes a seeded, deterministic synthetic golden dataset of realistic
 shape: 3-12 turns per dialog, replies and tool calls, chains of one to four
 calls, repeated gold values, paraphrased and wrong predictions, cascades,
-order-invariant blocks and, on request, human labels and latencies. It
+order-invariant blocks and, human labels and latencies (--human-labels=false and
+--latency=false leave them out). It
 streams, so millions of turns need little memory.
 
 EXAMPLES
@@ -58,7 +58,6 @@ EXAMPLES
 				if o.cfg.Dialogs < 1 {
 					return usagef(lookup("gen"), "--dialogs must be at least 1")
 				}
-				o.cfg.DependsOn = !o.noDeps
 				if err := o.cfg.Validate(); err != nil {
 					return usagef(lookup("gen"), "%v", err)
 				}

@@ -138,13 +138,15 @@ func envName(flagName string) string {
 }
 
 // applyEnvDefaults sets every flag not given on the command line from its
-// AEM_* environment variable, when that is set.
+// AEM_* environment variable, when that is set. A flag given under another
+// name (-o for --out: both set the same variable) counts as given, and
+// one-letter names have no variable (--out's AEM_OUT stands for -o).
 func applyEnvDefaults(fs *flag.FlagSet, getenv func(string) string) error {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	given := map[flag.Value]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Value] = true })
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
-		if err != nil || given[f.Name] {
+		if err != nil || given[f.Value] || len(f.Name) == 1 {
 			return
 		}
 		if v := getenv(envName(f.Name)); v != "" {
@@ -203,13 +205,51 @@ func printCommandHelp(w io.Writer, cmd *Command, fs *flag.FlagSet) {
 	}
 	sort.Slice(flags, func(i, j int) bool { return flags[i].Name < flags[j].Name })
 	fmt.Fprint(w, "\nFLAGS\n")
-	for _, f := range flags {
-		def := ""
-		if f.DefValue != "" && f.DefValue != "false" {
-			def = fmt.Sprintf(" (default %s)", f.DefValue)
+	for _, g := range flagGroups(flags) {
+		var names []string
+		usage, def, env := "", "", ""
+		for _, f := range g {
+			names = append(names, flagSpelling(f.Name))
+			if usage == "" && !strings.HasPrefix(f.Usage, "same as ") {
+				usage = f.Usage
+			}
+			if env == "" && len(f.Name) > 1 {
+				env = " [" + envName(f.Name) + "]"
+			}
 		}
-		fmt.Fprintf(w, "\t--%s\n\t\t%s%s [%s]\n", f.Name, f.Usage, def, envName(f.Name))
+		if d := g[0].DefValue; d != "" && d != "false" {
+			def = fmt.Sprintf(" (default %s)", d)
+		}
+		fmt.Fprintf(w, "\t%s\n\t\t%s%s%s\n", strings.Join(names, ", "), usage, def, env)
 	}
+}
+
+// flagGroups gathers the names of one flag (-o and --out set the same
+// variable), in the order of flags, one-letter names first in a group.
+func flagGroups(flags []*flag.Flag) [][]*flag.Flag {
+	var groups [][]*flag.Flag
+	index := map[flag.Value]int{}
+	for _, f := range flags {
+		i, ok := index[f.Value]
+		if !ok {
+			index[f.Value] = len(groups)
+			groups = append(groups, []*flag.Flag{f})
+			continue
+		}
+		groups[i] = append(groups[i], f)
+	}
+	for _, g := range groups {
+		sort.SliceStable(g, func(i, j int) bool { return len(g[i].Name) == 1 && len(g[j].Name) > 1 })
+	}
+	return groups
+}
+
+// flagSpelling is how help writes a flag: -o, --out.
+func flagSpelling(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // exitStatus prints err, when there is one, and maps it to the exit status.

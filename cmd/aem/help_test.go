@@ -53,11 +53,17 @@ func TestEnvDefaults(t *testing.T) {
 		{"env fills", nil, map[string]string{"AEM_THRESHOLD": "0.9"}, "0.9", false},
 		{"default", nil, nil, "0.5", false},
 		{"bad env", nil, map[string]string{"AEM_THRESHOLD": "x"}, "", true},
+		{"short alias wins over env", []string{"-o", "cli"}, map[string]string{"AEM_OUT": "env"}, "0.5", false},
+		{"long name env fills alias", nil, map[string]string{"AEM_OUT": "env", "AEM_O": "ignored"}, "0.5", false},
 	}
+	wantOut := map[string]string{"short alias wins over env": "cli", "long name env fills alias": "env"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
 			fs.Float64("threshold", 0.5, "")
+			var out string
+			fs.StringVar(&out, "o", "", "output")
+			fs.StringVar(&out, "out", "", "same as -o")
 			if _, err := parseInterspersed(fs, tt.args); err != nil {
 				t.Fatal(err)
 			}
@@ -68,6 +74,9 @@ func TestEnvDefaults(t *testing.T) {
 			if err == nil {
 				if got := fs.Lookup("threshold").Value.String(); got != tt.want {
 					t.Errorf("threshold = %s, want %s", got, tt.want)
+				}
+				if out != wantOut[tt.name] {
+					t.Errorf("out = %q, want %q", out, wantOut[tt.name])
 				}
 			}
 		})
@@ -110,5 +119,26 @@ func TestWithDefaultHome(t *testing.T) {
 	env["AEM_HOME"] = "/mine"
 	if got := get("AEM_HOME"); got != "/mine" {
 		t.Errorf("AEM_HOME = %q, want the user's", got)
+	}
+}
+
+// TestHelpFoldsAliases checks that a flag with a short and a long name is
+// listed once, "-o, --out", with the long name's environment variable.
+func TestHelpFoldsAliases(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	var out string
+	fs.StringVar(&out, "o", "", "output directory")
+	fs.StringVar(&out, "out", "", "same as -o")
+	fs.Bool("quiet", false, "no progress")
+	var b strings.Builder
+	printCommandHelp(&b, &Command{Name: "t", UsageLine: "t", Long: "T."}, fs)
+	got := b.String()
+	for _, want := range []string{"\t-o, --out\n\t\toutput directory [AEM_OUT]\n", "\t--quiet\n\t\tno progress [AEM_QUIET]\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("help lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "same as") || strings.Contains(got, "AEM_O]") {
+		t.Errorf("help lists the alias separately:\n%s", got)
 	}
 }
