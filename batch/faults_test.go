@@ -281,3 +281,65 @@ func TestProgressReports(t *testing.T) {
 		t.Errorf("stats %+v", p.done)
 	}
 }
+
+// TestJSONExtrasCarriedThrough runs a JSON Lines dataset with keys the
+// format does not define: they reach turns.parquet as typed columns (a
+// clash with an output column renamed input_<name>), dialog keys as
+// dialog_<key>.
+func TestJSONExtrasCarriedThrough(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "golden.jsonl")
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, `{"dialog_id": "d%d", "team": "t%d", "turns": [`, i, i%2)
+		fmt.Fprintf(&b, `{"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "total is %d"}, "predict_turn": {"response": "total is %d"}, "pass": %d, "field_labels": {"response": true}},`, i, i, i)
+		fmt.Fprintf(&b, `{"turn_no": 2, "turn": "Tool", "gold_turn": {"tool_id": "db", "action": "q", "args": {"n": %d}}, "predict_turn": {"tool_id": "db", "action": "q", "args": {"n": %d}}, "source": "run-%d"}]}`+"\n", i, i+i%2, i)
+	}
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	mustRun(t, baseOptions(in, out))
+	rd, err := ReadRun(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if want := []string{"field_labels", "input_pass", "source", "dialog_team"}; !slices.Equal(rd.ExtraColumns, want) {
+		t.Fatalf("extra columns %v, want %v", rd.ExtraColumns, want)
+	}
+	type turnWithExtras struct {
+		DialogID    string  `parquet:"dialog_id"`
+		TurnNo      int64   `parquet:"turn_no"`
+		Pass        bool    `parquet:"pass"`
+		FieldLabels *string `parquet:"field_labels,optional"`
+		InputPass   *int64  `parquet:"input_pass,optional"`
+		Source      *string `parquet:"source,optional"`
+		Team        *string `parquet:"dialog_team,optional"`
+	}
+	rows, err := parquet.ReadFile[turnWithExtras](filepath.Join(out, TurnsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 12 {
+		t.Fatalf("%d rows, want 12", len(rows))
+	}
+	for k, r := range rows {
+		i := k / 2
+		if r.Team == nil || *r.Team != fmt.Sprintf("t%d", i%2) {
+			t.Errorf("%s/%d: dialog_team %v", r.DialogID, r.TurnNo, r.Team)
+		}
+		if r.TurnNo == 1 {
+			if r.FieldLabels == nil || *r.FieldLabels != `{"response":true}` || r.InputPass == nil || *r.InputPass != int64(i) || r.Source != nil {
+				t.Errorf("%s/1: field_labels %v, input_pass %v, source %v", r.DialogID, r.FieldLabels, r.InputPass, r.Source)
+			}
+			continue
+		}
+		if r.FieldLabels != nil || r.InputPass != nil || r.Source == nil || *r.Source != fmt.Sprintf("run-%d", i) {
+			t.Errorf("%s/2: field_labels %v, input_pass %v, source %v", r.DialogID, r.FieldLabels, r.InputPass, r.Source)
+		}
+		if r.Pass != (i%2 == 0) {
+			t.Errorf("%s/2: pass %v", r.DialogID, r.Pass)
+		}
+	}
+}

@@ -27,7 +27,7 @@ import (
 type Source interface {
 	// Next returns the next dialog, or io.EOF after the last.
 	Next(ctx context.Context) (golden.Dialog, error)
-	// Extras describes the carried-through extra columns (none for JSON).
+	// Extras describes the carried-through extra columns.
 	Extras() []golden.ExtraColumn
 	Close() error
 }

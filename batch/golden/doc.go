@@ -92,8 +92,10 @@
 // "latency_ms"}; gold_turn and predict_turn are {"response": "..."} or
 // {"tool_id", "action", "args"}, absent or null for an absent side. Args are
 // a JSON object or the text of one (null = {}). When "turn" is absent the
-// role is inferred: Tool if a side is a call, else Agent. Unknown keys of a
-// turn are ignored; unknown keys inside gold_turn/predict_turn are errors
+// role is inferred: Tool if a side is a call, else Agent. Other keys of a
+// turn, and keys of a dialog object besides dialog_id and turns (as
+// "dialog_<key>"), are extras, typed by a first pass over the file (see
+// json_extras.go); unknown keys inside gold_turn/predict_turn are errors
 // (a typo there would change the verdict). --map does not apply to JSON.
 //
 // # Errors
@@ -115,7 +117,8 @@
 // # Writing
 //
 // Create/Write write golden Parquet files (`aem import`, `aem gen`) with
-// the Row schema: zstd, row groups of at most 64Ki rows, optional fields
+// the Row schema, followed by extra columns when WriteOptions.Extras says
+// (Import carries a Reader's): zstd, row groups of at most 64Ki rows, optional fields
 // and lists, atomically (temporary file in the same directory, fsync,
 // rename, directory fsync). Reading a written file gives the same dialogs.
 //

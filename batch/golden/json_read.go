@@ -60,9 +60,20 @@ type jsonSource struct {
 	array bool           // inside a top-level array of dialog objects
 	first *json.RawMessage
 	start int64
+	// extras are the keys carried through as extra columns (see
+	// json_extras.go), found by a first pass over the file.
+	extras *jsonExtras
 }
 
-func (r *Reader) openJSON(f io.Reader, format Format) error {
+func (r *Reader) openJSON(f io.ReadSeeker, format Format) error {
+	extras, err := scanJSONExtras(f, format)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", r.path, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("reading %s: %w", r.path, err)
+	}
+	r.extras, r.extraS = extras.columns()
 	br := bufio.NewReaderSize(f, 64<<10)
 	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		br.Discard(3) // a UTF-8 byte order mark, as some editors write
@@ -70,7 +81,7 @@ func (r *Reader) openJSON(f io.Reader, format Format) error {
 	lc := &lineCounter{r: br}
 	dec := json.NewDecoder(lc)
 	dec.UseNumber()
-	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}}
+	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}, extras: extras}
 	if format == FormatJSONL {
 		r.next = s.nextLine
 		return nil
@@ -115,7 +126,7 @@ func (r *Reader) openJSON(f io.Reader, format Format) error {
 				return Dialog{}, err
 			}
 			line := s.lc.lineAt(start)
-			rec, err := s.parseTurn(raw, id, i, line)
+			rec, err := s.parseTurn(raw, nil, id, i, line)
 			if err != nil {
 				return Dialog{}, err
 			}
@@ -237,7 +248,7 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) (Dialog, error) 
 	}
 	recs := make([]turnRec, 0, len(turns))
 	for i, traw := range turns {
-		rec, err := s.parseTurn(traw, id, i, line)
+		rec, err := s.parseTurn(traw, obj, id, i, line)
 		if err != nil {
 			return Dialog{}, err
 		}
@@ -254,8 +265,9 @@ type jsonSide struct {
 	isCall   bool
 }
 
-// parseTurn decodes one turn object.
-func (s *jsonSource) parseTurn(raw json.RawMessage, dialogID string, idx, line int) (turnRec, error) {
+// parseTurn decodes one turn object; dialog is its dialog object (nil for
+// an array of turns), for the dialog-level extra columns.
+func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMessage, dialogID string, idx, line int) (turnRec, error) {
 	bad := func(field, problem, fix string, err error) (turnRec, error) {
 		return turnRec{}, &RowError{File: s.path, Line: line, Row: int64(idx), Column: field, Problem: problem, Fix: fix, Err: err}
 	}
@@ -388,6 +400,11 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialogID string, idx, line i
 			return bad(fl.name, fmt.Sprintf("%s is %v", fl.name, f), "use a number >= 0, or null", nil)
 		}
 		*fl.dst = &f
+	}
+	if len(s.extras.cols) > 0 {
+		if rec.extra, err = s.extras.row(obj, dialog); err != nil {
+			return bad("", fmt.Sprintf("extra key %v", err), "give each extra key values of one kind throughout the file", nil)
+		}
 	}
 	return rec, nil
 }

@@ -477,3 +477,109 @@ func TestOptionalColumnsAndNulls(t *testing.T) {
 		}
 	}
 }
+
+// extraValues renders a dialog's extra values by column name, for
+// comparing: nil for null, else the value's Go form.
+func extraValues(t *testing.T, r *Reader, d Dialog) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for i := range d.Turns {
+		m := map[string]any{}
+		for _, e := range r.Extras() {
+			v := d.Extra[i][e.FirstLeaf]
+			switch {
+			case v.IsNull():
+				m[e.Name] = nil
+			case v.Kind() == parquet.Boolean:
+				m[e.Name] = v.Boolean()
+			case v.Kind() == parquet.Int64:
+				m[e.Name] = v.Int64()
+			case v.Kind() == parquet.Double:
+				m[e.Name] = v.Double()
+			default:
+				m[e.Name] = string(v.ByteArray())
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestJSONExtras(t *testing.T) {
+	tests := []struct {
+		file    string
+		columns string // name:type, in order
+		want    [][]map[string]any
+	}{
+		{
+			file: "testdata/extras.jsonl",
+			// Turn keys by name, then dialog keys; a dialog key whose
+			// name a turn key already has gets a suffix.
+			columns: "category:BYTE_ARRAY dialog_scenario:BYTE_ARRAY field_labels:BYTE_ARRAY flag:BOOLEAN mixed:BYTE_ARRAY score_hint:DOUBLE dialog_priority:INT64 dialog_scenario_2:BYTE_ARRAY",
+			want: [][]map[string]any{
+				{
+					{"category": "greeting", "dialog_scenario": nil, "field_labels": `{"response":true}`, "flag": nil, "mixed": nil, "score_hint": 1.0, "dialog_priority": int64(2), "dialog_scenario_2": "billing"},
+					{"category": nil, "dialog_scenario": "clash", "field_labels": nil, "flag": true, "mixed": nil, "score_hint": 0.5, "dialog_priority": int64(2), "dialog_scenario_2": "billing"},
+				},
+				{{"category": nil, "dialog_scenario": nil, "field_labels": nil, "flag": nil, "mixed": `"a"`, "score_hint": nil, "dialog_priority": int64(3), "dialog_scenario_2": nil}},
+				{{"category": nil, "dialog_scenario": nil, "field_labels": `{"response":0.25,"note":[1,2]}`, "flag": nil, "mixed": "5", "score_hint": nil, "dialog_priority": nil, "dialog_scenario_2": nil}},
+			},
+		},
+		{
+			// An array of turns: "turns" inside a turn is an extra too.
+			file:    "testdata/extras_turns.json",
+			columns: "source:BYTE_ARRAY turns:INT64",
+			want:    [][]map[string]any{{{"source": nil, "turns": int64(3)}, {"source": "log-7", "turns": nil}}},
+		},
+		{file: "testdata/dialogs.jsonl", columns: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got, r := readAll(t, tt.file, ReadOptions{})
+			var cols []string
+			for _, e := range r.Extras() {
+				cols = append(cols, e.Name+":"+e.Node.Type().Kind().String())
+				if !e.Node.Optional() || e.Leaves != 1 {
+					t.Errorf("column %s: optional %v, %d leaves", e.Name, e.Node.Optional(), e.Leaves)
+				}
+			}
+			if s := strings.Join(cols, " "); s != tt.columns {
+				t.Fatalf("extra columns\n got %s\nwant %s", s, tt.columns)
+			}
+			if tt.want == nil {
+				for _, d := range got {
+					if d.Extra != nil {
+						t.Errorf("dialog %s has extras without extra keys", d.ID)
+					}
+				}
+				return
+			}
+			for i, d := range got {
+				if diff := cmp.Diff(tt.want[i], extraValues(t, r, d)); diff != "" {
+					t.Errorf("dialog %s extras (-want +got):\n%s", d.ID, diff)
+				}
+			}
+
+			// aem import keeps them: the Parquet file reads back with the
+			// same columns and values.
+			out := filepath.Join(t.TempDir(), "golden.parquet")
+			r2, err := Open(context.Background(), tt.file, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r2.Close()
+			if _, err := Import(context.Background(), out, r2, WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			back, rb := readAll(t, out, ReadOptions{})
+			if len(rb.Extras()) != len(r.Extras()) {
+				t.Fatalf("imported file has %d extra columns, want %d", len(rb.Extras()), len(r.Extras()))
+			}
+			for i, d := range back {
+				if diff := cmp.Diff(tt.want[i], extraValues(t, rb, d)); diff != "" {
+					t.Errorf("imported dialog %s extras (-want +got):\n%s", d.ID, diff)
+				}
+			}
+		})
+	}
+}

@@ -84,19 +84,30 @@ type WriteOptions struct {
 	// RowGroupRows caps the rows per row group; 0 means 64Ki, which keeps
 	// a reader's row group in the tens of MiB for typical turns.
 	RowGroupRows int64
+	// Extras are extra columns (a Reader's Extras) written after the
+	// canonical ones; WriteDialog takes their values from Dialog.Extra.
+	Extras []ExtraColumn
 }
+
+// rowSchema is the schema of Row.
+var rowSchema = parquet.SchemaOf(Row{})
 
 // Writer writes a golden Parquet file atomically: rows go to a temporary
 // file next to the destination, which Commit syncs and renames into place.
 // Until Commit returns nil, no file exists at the destination path (a
 // previous file there is left untouched). Not safe for concurrent use.
 type Writer struct {
-	path  string
-	tmp   *os.File
-	w     *parquet.GenericWriter[Row]
-	buf   []Row
-	turns int64
-	done  bool
+	path string
+	tmp  *os.File
+	// Without extra columns rows go through the (faster) typed writer gw;
+	// with them, through w with the extended schema.
+	gw     *parquet.GenericWriter[Row]
+	w      *parquet.Writer
+	schema *parquet.Schema
+	rows   []Row
+	buf    []parquet.Row
+	turns  int64
+	done   bool
 }
 
 // Create starts writing a golden Parquet file at path. Call Commit to
@@ -114,21 +125,36 @@ func Create(path string, opts WriteOptions) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating golden dataset %s: %w", path, err)
 	}
-	w := parquet.NewGenericWriter[Row](tmp,
+	w := &Writer{path: path, tmp: tmp}
+	config := []parquet.WriterOption{
 		parquet.Compression(&parquet.Zstd),
 		parquet.MaxRowsPerRowGroup(opts.RowGroupRows),
 		parquet.CreatedBy("aem", "", ""),
 		parquet.KeyValueMetadata("aem.golden.version", "1"),
-	)
-	return &Writer{path: path, tmp: tmp, w: w}, nil
+	}
+	if len(opts.Extras) == 0 {
+		w.gw = parquet.NewGenericWriter[Row](tmp, config...)
+	} else {
+		w.schema = ExtendSchema("golden", rowSchema, opts.Extras)
+		w.w = parquet.NewWriter(tmp, append(config, w.schema)...)
+	}
+	return w, nil
 }
 
-// Write appends one dialog's turns, in the order given.
+// Write appends one dialog's turns, in the order given, with null extra
+// columns.
 func (w *Writer) Write(d metrics.Dialog) error {
+	return w.WriteDialog(Dialog{Dialog: d})
+}
+
+// WriteDialog appends one dialog's turns, in the order given, with their
+// extra values (d.Extra, numbered as the Reader's ExtraSchema; nil for
+// nulls).
+func (w *Writer) WriteDialog(d Dialog) error {
 	if w.done {
 		return errors.New("golden: write after Commit or Abort")
 	}
-	w.buf = w.buf[:0]
+	w.rows, w.buf = w.rows[:0], w.buf[:0]
 	for _, t := range d.Turns {
 		if t.DialogID == "" {
 			t.DialogID = d.ID
@@ -140,13 +166,36 @@ func (w *Writer) Write(d metrics.Dialog) error {
 		if err != nil {
 			return err
 		}
-		w.buf = append(w.buf, r)
+		w.rows = append(w.rows, r)
 	}
-	if _, err := w.w.Write(w.buf); err != nil {
+	if err := w.writeRows(d.Extra); err != nil {
 		return fmt.Errorf("writing dialog %q to %s: %w", d.ID, w.tmp.Name(), err)
 	}
-	w.turns += int64(len(w.buf))
+	w.turns += int64(len(w.rows))
 	return nil
+}
+
+// writeRows writes w.rows, with the extra values extra (parallel to them;
+// nil for nulls) when the file has extra columns.
+func (w *Writer) writeRows(extra []parquet.Row) error {
+	if w.gw != nil {
+		_, err := w.gw.Write(w.rows)
+		return err
+	}
+	base := len(rowSchema.Columns())
+	for i := range w.rows {
+		row := rowSchema.Deconstruct(nil, &w.rows[i])
+		if extra != nil {
+			row = AppendExtra(row, base, extra[i])
+		} else {
+			for c := base; c < len(w.schema.Columns()); c++ {
+				row = append(row, parquet.NullValue().Level(0, 0, c))
+			}
+		}
+		w.buf = append(w.buf, row)
+	}
+	_, err := w.w.WriteRows(w.buf)
+	return err
 }
 
 // Turns returns how many turns have been written.
@@ -158,7 +207,12 @@ func (w *Writer) Commit() error {
 	if w.done {
 		return errors.New("golden: Commit after Commit or Abort")
 	}
-	err := w.w.Close()
+	var err error
+	if w.gw != nil {
+		err = w.gw.Close()
+	} else {
+		err = w.w.Close()
+	}
 	if err == nil {
 		err = w.tmp.Chmod(0o644)
 	}
@@ -226,8 +280,32 @@ func Write(ctx context.Context, path string, seq iter.Seq2[metrics.Dialog, error
 	return w.turns, nil
 }
 
+// Import writes every dialog of r to a golden Parquet file at path,
+// atomically, with r's extra columns, and returns the number of turns
+// written (see Write).
+func Import(ctx context.Context, path string, r *Reader, opts WriteOptions) (int64, error) {
+	opts.Extras = r.Extras()
+	w, err := Create(path, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Abort()
+	for d, err := range r.All(ctx) {
+		if err != nil {
+			return 0, err
+		}
+		if err := w.WriteDialog(d); err != nil {
+			return 0, err
+		}
+	}
+	if err := w.Commit(); err != nil {
+		return 0, err
+	}
+	return w.turns, nil
+}
+
 // Dialogs adapts a reader's All iterator to the metrics.Dialog sequence
-// Write takes (dropping rows and extras).
+// Write takes (dropping rows and extras; Import keeps the extras).
 func Dialogs(seq iter.Seq2[Dialog, error]) iter.Seq2[metrics.Dialog, error] {
 	return func(yield func(metrics.Dialog, error) bool) {
 		for d, err := range seq {

@@ -61,7 +61,7 @@ func runImport(ctx context.Context, env *Env, o importOptions, input string) err
 		return err
 	}
 	defer r.Close()
-	turns, err := golden.Write(ctx, o.out, golden.Dialogs(r.All(ctx)), golden.WriteOptions{})
+	turns, err := golden.Import(ctx, o.out, r, golden.WriteOptions{})
 	if err != nil {
 		return fmt.Errorf("importing %s: %w", input, err)
 	}
