@@ -35,24 +35,27 @@ type diskCache struct {
 	db       *bolt.DB
 	path     string
 	maxBytes int64
-	// touched estimates the mapped bytes made resident since the pages were
-	// last released (see releaseMapped); guarded by atomic access.
+	// touched counts the keys looked up or written since the mapped pages
+	// were last released (see releaseMapped); guarded by atomic access.
 	touched atomic.Int64
 }
 
-// Every key looked up or written walks the B-tree to a leaf at a random
-// place in the file, and each page fault there maps not one page but the
-// kernel's fault-around window (fault_around_bytes, 64 KiB by default) of
-// pages already in the page cache. So a key costs up to faultAround bytes
-// of RSS, whether it is found or not, 30 times its 2 KiB value. Measured
-// before this accounting: releasing after every 4 MiB of *values* let the
-// mapped file reach 250-300 MiB of RSS between releases on a cold run.
-const faultAround = 64 << 10
-
-// releaseEvery is how many estimated resident bytes of the mapped file a run
-// may touch between two releases: it bounds the cache's share of RSS. At
-// faultAround per key it releases every 512 keys; a release is one madvise.
-const releaseEvery = 32 << 20
+// releaseKeys is how many keys a run may look up between two releases of
+// the cache file's mapped pages, and writeKeys the most keys one write
+// transaction stores (a release follows each). A key walks the B-tree to a
+// leaf at a random place in the file, and every page fault on the way maps
+// the kernel's fault-around window (64 KiB by default) of pages already in
+// the page cache, not one page. A commit reads every page its transaction
+// changed again through the mapping, so a write keeps all its pages
+// resident until it ends: only smaller transactions bound that. Measured
+// (TestCacheRSSBounded): 512 lookups ~37 MiB, a 256-key write ~26 MiB.
+// Before, one write of ~1,000 keys let the mapped file reach 230 MiB of RSS
+// on a cold 1M-turn run. A release is one madvise over the whole mapping
+// (about 4 ms for a 3 GB file), so releasing more often costs CPU.
+const (
+	releaseKeys = 512
+	writeKeys   = 512
+)
 
 var (
 	bucketEntries = []byte("entries")
@@ -142,6 +145,7 @@ func (c *diskCache) get(keys [][32]byte) (found [][]float32, corrupt int, err er
 	err = c.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketEntries)
 		for i, k := range keys {
+			c.touch(tx)
 			v := b.Get(k[:])
 			if v == nil {
 				continue
@@ -153,18 +157,18 @@ func (c *diskCache) get(keys [][32]byte) (found [][]float32, corrupt int, err er
 			}
 			found[i] = vec
 		}
-		c.maybeRelease(tx, int64(len(keys))*faultAround)
 		return nil
 	})
 	return found, corrupt, err
 }
 
-// maybeRelease counts n more touched bytes and releases the file's mapped
-// pages once releaseEvery of them have been touched. tx must be open.
-// Releasing in the same read transaction as the reads keeps the count
-// honest: nothing maps pages between the reads and the release.
-func (c *diskCache) maybeRelease(tx *bolt.Tx, n int64) {
-	if c.touched.Add(n) < releaseEvery {
+// touch counts one key looked up and releases the file's mapped pages once
+// releaseKeys keys have been. tx must be an open read transaction: it holds
+// bbolt's mmap lock, so the mapping cannot move. Releasing in the middle of
+// a transaction is safe: bbolt never overwrites the pages a transaction
+// reads, so they fault back in unchanged.
+func (c *diskCache) touch(tx *bolt.Tx) {
+	if c.touched.Add(1) < releaseKeys {
 		return
 	}
 	c.touched.Store(0)
@@ -180,17 +184,26 @@ func (c *diskCache) view(fn func(*bolt.Tx) error) (err error) {
 	return c.db.View(fn)
 }
 
-// put stores vectors in one transaction and evicts the oldest entries past
-// the size bound. Writes touch the file's mapped pages too (tree
-// traversal), so they count towards releasing them.
+// put stores vectors and evicts the oldest entries past the size bound, in
+// transactions of at most writeKeys keys. A commit rewrites every page
+// its transaction changed, reading the old page through the mapping
+// again, so the pages a transaction touches stay resident until it ends:
+// small transactions, each followed by a release, bound the RSS.
 func (c *diskCache) put(keys [][32]byte, vecs [][]float32) error {
-	if err := c.write(keys, vecs); err != nil || len(keys) == 0 {
-		return err
+	for lo := 0; lo < len(keys); lo += writeKeys {
+		hi := min(lo+writeKeys, len(keys))
+		if err := c.write(keys[lo:hi], vecs[lo:hi]); err != nil {
+			return err
+		}
+		if err := c.view(func(tx *bolt.Tx) error {
+			c.touched.Store(0)
+			releaseMapped(c.db, tx)
+			return nil
+		}); err != nil {
+			return err
+		}
 	}
-	return c.view(func(tx *bolt.Tx) error {
-		c.maybeRelease(tx, int64(len(keys))*faultAround)
-		return nil
-	})
+	return nil
 }
 
 // write is put's transaction.

@@ -18,16 +18,21 @@ import (
 // goroutines, and their strings are coalesced into shared model batches (see
 // the package doc). Close releases the session, the cache and the runtime.
 type Embedder struct {
-	opts      Options
-	info      ModelInfo
-	tok       *textTokenizer
-	be        backend
-	plan      ioPlan
-	dim       int
-	seqMult   int
-	cache     *diskCache // nil without Options.CacheDir
-	keyPrefix []byte
-	memo      *memo
+	opts    Options
+	info    ModelInfo
+	tok     *textTokenizer
+	be      backend
+	plan    ioPlan
+	dim     int
+	seqMult int
+	cache   *diskCache // nil without Options.CacheDir
+	// writes carries new vectors from the batching goroutine to the cache
+	// writer (see writeLoop); nil without a cache. writerDone is closed
+	// when the writer has stored everything sent.
+	writes     chan cacheWrite
+	writerDone chan struct{}
+	keyPrefix  []byte
+	memo       *memo
 
 	mu       sync.Mutex // guards inflight, queue, closed
 	inflight map[string]*future
@@ -50,6 +55,16 @@ type future struct {
 	vec  []float32
 	err  error
 }
+
+// cacheWrite is one round's new vectors for the persistent cache.
+type cacheWrite struct {
+	keys [][32]byte
+	vecs [][]float32
+}
+
+// pendingWrites is how many rounds of new vectors may wait for the cache
+// writer before the batching goroutine waits for it.
+const pendingWrites = 2
 
 // job is a future with its tokens, queued for the batching goroutine.
 type job struct {
@@ -182,9 +197,24 @@ func open(ctx context.Context, opts Options, be backend) (*Embedder, error) {
 			_ = e.be.close()
 			return nil, err
 		}
+		e.writes, e.writerDone = make(chan cacheWrite, pendingWrites), make(chan struct{})
+		go e.writeLoop()
 	}
 	go e.loop()
 	return e, nil
+}
+
+// writeLoop stores new vectors in the persistent cache. It runs beside the
+// batching goroutine so that the model never waits for a commit (each one
+// syncs the file) unless pendingWrites rounds are already waiting. A
+// failed write is counted (Stats.CacheErrors) and embedding goes on.
+func (e *Embedder) writeLoop() {
+	defer close(e.writerDone)
+	for w := range e.writes {
+		if err := e.cache.put(w.keys, w.vecs); err != nil {
+			e.noteCacheErr(err)
+		}
+	}
 }
 
 // probe runs a one-token batch to check the model runs and learn its width.
@@ -492,9 +522,7 @@ func (e *Embedder) runJobs(jobs []*job) {
 		e.mu.Unlock()
 	}
 	if e.cache != nil && len(keys) > 0 {
-		if err := e.cache.put(keys, vecs); err != nil {
-			e.noteCacheErr(err)
-		}
+		e.writes <- cacheWrite{keys, vecs}
 	}
 }
 
@@ -574,8 +602,9 @@ func (e *Embedder) runBatch(chunk []*job) ([][]float32, error) {
 }
 
 // Close stops the batching goroutine (callers still waiting get ErrClosed),
-// then releases the session, the runtime reference and the cache. It is
-// safe to call more than once.
+// waits for the cache writer to store what was embedded, then releases the
+// session, the runtime reference and the cache. It is safe to call more
+// than once.
 func (e *Embedder) Close() error {
 	e.closeOne.Do(func() {
 		e.mu.Lock()
@@ -595,6 +624,9 @@ func (e *Embedder) Close() error {
 			errs = append(errs, fmt.Errorf("closing the %s backend: %w", e.opts.Backend, err))
 		}
 		if e.cache != nil {
+			// The batching goroutine has stopped: nothing sends any more.
+			close(e.writes)
+			<-e.writerDone
 			if err := e.cache.close(); err != nil {
 				errs = append(errs, fmt.Errorf("closing the embedding cache %s: %w", e.cache.path, err))
 			}

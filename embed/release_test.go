@@ -18,7 +18,7 @@ func TestReleaseMappedKeepsData(t *testing.T) {
 	defer c.close()
 	var keys [][32]byte
 	var vecs [][]float32
-	for i := range 3000 { // ~6 MiB of values: past releaseEvery
+	for i := range 3000 { // past releaseKeys
 		keys = append(keys, cacheKey([]byte("p"), fmt.Sprint(i)))
 		v := make([]float32, 512)
 		for j := range v {
@@ -43,7 +43,7 @@ func TestReleaseMappedKeepsData(t *testing.T) {
 			}
 		}
 	}
-	if got := c.touched.Load(); got >= releaseEvery {
-		t.Errorf("touched = %d after reading past releaseEvery: no release happened", got)
+	if got := c.touched.Load(); got >= releaseKeys {
+		t.Errorf("touched = %d after reading past releaseKeys: no release happened", got)
 	}
 }
