@@ -205,15 +205,7 @@ func TestExtraColumnsCarriedThrough(t *testing.T) {
 	ds := genDialogs(25, 16)
 	in := writeGoldenExtras(t, dir, ds)
 	out := filepath.Join(dir, "out")
-	mustRun(t, baseOptions(in, out))
-	rd, err := ReadRun(context.Background(), out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	if want := []string{"source", "quality", "labels", "input_pass"}; !slices.Equal(rd.ExtraColumns, want) {
-		t.Fatalf("extra columns %v, want %v", rd.ExtraColumns, want)
-	}
+	rd := runWithExtras(t, in, out, []string{"source", "quality", "labels", "input_pass"})
 	// Read the rows generically and check the extras against the input.
 	type turnWithExtras struct {
 		DialogID  string   `parquet:"dialog_id"`
@@ -299,15 +291,7 @@ func TestJSONExtrasCarriedThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	mustRun(t, baseOptions(in, out))
-	rd, err := ReadRun(context.Background(), out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	if want := []string{"field_labels", "input_pass", "source", "dialog_team"}; !slices.Equal(rd.ExtraColumns, want) {
-		t.Fatalf("extra columns %v, want %v", rd.ExtraColumns, want)
-	}
+	runWithExtras(t, in, out, []string{"field_labels", "input_pass", "source", "dialog_team"})
 	type turnWithExtras struct {
 		DialogID    string  `parquet:"dialog_id"`
 		TurnNo      int64   `parquet:"turn_no"`
@@ -342,4 +326,19 @@ func TestJSONExtrasCarriedThrough(t *testing.T) {
 			t.Errorf("%s/2: pass %v", r.DialogID, r.Pass)
 		}
 	}
+}
+
+// runWithExtras runs in into out and checks the run's extra columns.
+func runWithExtras(t *testing.T, in, out string, want []string) *RunDir {
+	t.Helper()
+	mustRun(t, baseOptions(in, out))
+	rd, err := ReadRun(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rd.Close() })
+	if !slices.Equal(rd.ExtraColumns, want) {
+		t.Fatalf("extra columns %v, want %v", rd.ExtraColumns, want)
+	}
+	return rd
 }

@@ -48,7 +48,8 @@ type diskCache struct {
 // the page cache, not one page. A commit reads every page its transaction
 // changed again through the mapping, so a write keeps all its pages
 // resident until it ends: only smaller transactions bound that. Measured
-// (TestCacheRSSBounded): 512 lookups ~37 MiB, a 256-key write ~26 MiB.
+// (TestCacheRSSBounded, a 168 MiB file): 512 lookups ~39 MiB, a 512-key
+// write ~42 MiB.
 // Before, one write of ~1,000 keys let the mapped file reach 230 MiB of RSS
 // on a cold 1M-turn run. A release is one madvise over the whole mapping
 // (about 4 ms for a 3 GB file), so releasing more often costs CPU.

@@ -80,8 +80,8 @@ func (e *jsonExtra) node() parquet.Node {
 // jsonExtras is the set of extra columns of one JSON input.
 type jsonExtras struct {
 	cols   []*jsonExtra
-	turn   map[string]int // turn key -> index in cols
-	dialog map[string]int // dialog key -> index in cols
+	turn   map[string]int // turn key -> index in cols, while scanning
+	dialog map[string]int // dialog key -> index in cols, while scanning
 }
 
 // observe records one value of an extra key.
@@ -237,13 +237,6 @@ func (x *jsonExtras) order() {
 		}
 		return strings.Compare(a.key, b.key)
 	})
-	for i, c := range x.cols {
-		if c.dialog {
-			x.dialog[c.key] = i
-		} else {
-			x.turn[c.key] = i
-		}
-	}
 }
 
 // columns returns the ExtraColumn list and schema the Reader exposes.

@@ -364,7 +364,7 @@ func TestImportRoundTrip(t *testing.T) {
 	for _, in := range []string{"testdata/sales_report.json", "testdata/dialogs.jsonl", "testdata/dialogs_array.json"} {
 		want, r := readAll(t, in, ReadOptions{})
 		out := filepath.Join(t.TempDir(), "out.parquet")
-		if _, err := Write(context.Background(), out, Dialogs(r.All(context.Background())), WriteOptions{}); err != nil {
+		if _, err := Import(context.Background(), out, r, WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		// r is exhausted; read again from the start.
@@ -372,7 +372,7 @@ func TestImportRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Write(context.Background(), out, Dialogs(r2.All(context.Background())), WriteOptions{}); err != nil {
+		if _, err := Import(context.Background(), out, r2, WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		r2.Close()

@@ -258,6 +258,24 @@ func syncDir(dir string) {
 // first error from seq or from writing, or when ctx is cancelled, leaving
 // no file at path.
 func Write(ctx context.Context, path string, seq iter.Seq2[metrics.Dialog, error], opts WriteOptions) (int64, error) {
+	return writeAll(ctx, path, opts, func(yield func(Dialog, error) bool) {
+		for d, err := range seq {
+			if !yield(Dialog{Dialog: d}, err) {
+				return
+			}
+		}
+	})
+}
+
+// Import writes every dialog of r to a golden Parquet file at path, with
+// r's extra columns, as Write does.
+func Import(ctx context.Context, path string, r *Reader, opts WriteOptions) (int64, error) {
+	opts.Extras = r.Extras()
+	return writeAll(ctx, path, opts, r.All(ctx))
+}
+
+// writeAll is Write and Import: dialogs with their extra values.
+func writeAll(ctx context.Context, path string, opts WriteOptions, seq iter.Seq2[Dialog, error]) (int64, error) {
 	w, err := Create(path, opts)
 	if err != nil {
 		return 0, err
@@ -270,30 +288,6 @@ func Write(ctx context.Context, path string, seq iter.Seq2[metrics.Dialog, error
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		if err := w.Write(d); err != nil {
-			return 0, err
-		}
-	}
-	if err := w.Commit(); err != nil {
-		return 0, err
-	}
-	return w.turns, nil
-}
-
-// Import writes every dialog of r to a golden Parquet file at path,
-// atomically, with r's extra columns, and returns the number of turns
-// written (see Write).
-func Import(ctx context.Context, path string, r *Reader, opts WriteOptions) (int64, error) {
-	opts.Extras = r.Extras()
-	w, err := Create(path, opts)
-	if err != nil {
-		return 0, err
-	}
-	defer w.Abort()
-	for d, err := range r.All(ctx) {
-		if err != nil {
-			return 0, err
-		}
 		if err := w.WriteDialog(d); err != nil {
 			return 0, err
 		}
@@ -302,18 +296,6 @@ func Import(ctx context.Context, path string, r *Reader, opts WriteOptions) (int
 		return 0, err
 	}
 	return w.turns, nil
-}
-
-// Dialogs adapts a reader's All iterator to the metrics.Dialog sequence
-// Write takes (dropping rows and extras; Import keeps the extras).
-func Dialogs(seq iter.Seq2[Dialog, error]) iter.Seq2[metrics.Dialog, error] {
-	return func(yield func(metrics.Dialog, error) bool) {
-		for d, err := range seq {
-			if !yield(d.Dialog, err) {
-				return
-			}
-		}
-	}
 }
 
 // Seq adapts a plain dialog sequence (such as datasets.Generate's) to the
