@@ -3,6 +3,8 @@
 //
 // The folders, in the order data flows through them:
 //
+//	tooldef       tool definitions (OpenAI, MCP, Anthropic, BFCL function
+//	              schemas): parsing, name lookup, argument validation. Pure
 //	batch/golden  reads golden datasets (Parquet, or the write-up's JSON) and
 //	              writes them (aem import, aem gen)
 //	metrics       the metric itself: per-turn checks, attribution of root
