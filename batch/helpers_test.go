@@ -162,16 +162,16 @@ type fakeScorer struct {
 
 func (s *fakeScorer) ID() string { return "lexical" }
 
-func (s *fakeScorer) Score(ctx context.Context, gold, pred []string) ([]float64, error) {
+func (s *fakeScorer) Compare(ctx context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
 	n := s.calls.Add(1)
-	s.pairs.Add(int64(len(gold)))
+	s.pairs.Add(int64(len(cs)))
 	if s.before != nil {
 		s.before(n)
 	}
 	if s.failAt > 0 && n == s.failAt {
 		return nil, fmt.Errorf("model exploded on call %d", n)
 	}
-	return metrics.Lexical{}.Score(ctx, gold, pred)
+	return metrics.Lexical{}.Compare(ctx, cs)
 }
 
 func baseOptions(input, out string) Options {

@@ -442,40 +442,40 @@ func (st *runState) work(ctx context.Context, in <-chan *chunk, out chan<- *chun
 	return nil
 }
 
-// judgeChunk scores all similarity requests of the chunk's dialogs with
-// one scorer call, then judges and converts each dialog.
+// judgeChunk scores all comparisons of the chunk's dialogs with one
+// scorer call, then judges and converts each dialog.
 func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 	cfg := st.o.Config
 	t0 := time.Now()
 	sims := metrics.Similarities{}
-	var gold, pred []string
+	var cs []metrics.Comparison
 	for i := range c.items {
-		for _, p := range metrics.Requests(c.items[i].d.Dialog, cfg) {
-			if _, ok := sims[p]; !ok {
-				sims[p] = 0
-				gold, pred = append(gold, p.Gold), append(pred, p.Predicted)
+		for _, cmp := range metrics.Requests(c.items[i].d.Dialog, cfg) {
+			if _, ok := sims[cmp]; !ok {
+				sims[cmp] = metrics.Similarity{}
+				cs = append(cs, cmp)
 			}
 		}
 	}
 	var scorerTime time.Duration
-	if len(gold) > 0 {
+	if len(cs) > 0 {
 		ts := time.Now()
-		scores, err := st.o.Scorer.Score(ctx, gold, pred)
+		answers, err := st.o.Scorer.Compare(ctx, cs)
 		scorerTime = time.Since(ts)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			first := c.items[0].d.ID
-			return fmt.Errorf("%w: %s scoring %d pairs for dialogs %q to %q: %w", ErrScorer, st.scorerID, len(gold), first, c.items[len(c.items)-1].d.ID, err)
+			return fmt.Errorf("%w: %s scoring %d comparisons for dialogs %q to %q: %w", ErrScorer, st.scorerID, len(cs), first, c.items[len(c.items)-1].d.ID, err)
 		}
-		if len(scores) != len(gold) {
-			return fmt.Errorf("%w: %s returned %d scores for %d pairs", ErrScorer, st.scorerID, len(scores), len(gold))
+		if len(answers) != len(cs) {
+			return fmt.Errorf("%w: %s returned %d answers for %d comparisons", ErrScorer, st.scorerID, len(answers), len(cs))
 		}
-		for i := range gold {
-			sims[metrics.Pair{Gold: gold[i], Predicted: pred[i]}] = scores[i]
+		for i, a := range answers {
+			sims[cs[i]] = a
 		}
-		st.scorerPairs.Add(int64(len(gold)))
+		st.scorerPairs.Add(int64(len(cs)))
 		st.scorerNanos.Add(int64(scorerTime))
 	}
 	c.judged = make([]judgedDialog, len(c.items))

@@ -9,9 +9,10 @@ import (
 )
 
 // Scorer is the embedding similarity metrics.Scorer: the cosine of the two
-// strings' vectors. Identical strings score exactly 1 without reaching the
-// model; repeated pairs are computed once per call. It is safe for
-// concurrent use; concurrent calls share model batches through the Embedder.
+// strings' vectors (Compare for the metric, Score for plain string lists).
+// Identical strings score exactly 1 without reaching the model; repeated
+// pairs are computed once per call. It is safe for concurrent use;
+// concurrent calls share model batches through the Embedder.
 type Scorer struct {
 	e     *Embedder
 	pairs atomic.Int64
@@ -39,6 +40,26 @@ func (s *Scorer) Stats() ScorerStats {
 }
 
 type pair struct{ a, b string }
+
+// Compare implements metrics.Scorer: the cosine of each comparison's Gold
+// and Predicted strings (Kind, Field and Context do not change it), decided
+// by metrics.ByEmbed. Strings and pairs shared between comparisons are
+// embedded and scored once.
+func (s *Scorer) Compare(ctx context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
+	gold, pred := make([]string, len(cs)), make([]string, len(cs))
+	for i, c := range cs {
+		gold[i], pred[i] = c.Gold, c.Predicted
+	}
+	scores, err := s.Score(ctx, gold, pred)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]metrics.Similarity, len(cs))
+	for i, sc := range scores {
+		out[i] = metrics.Similarity{Score: sc, By: metrics.ByEmbed}
+	}
+	return out, nil
+}
 
 // Score returns the cosine similarity, in [-1, 1], of each (gold[i],
 // predicted[i]) pair.

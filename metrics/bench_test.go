@@ -29,10 +29,7 @@ func BenchmarkOrderInvariantBlock(b *testing.B) {
 		turns = append(turns, toolTurn(i, "OrderInvariant_big", fmt.Sprintf(`"city-%d"`, i), fmt.Sprintf(`"city-%d"`, 51-i)))
 	}
 	d := blockDialog(b, turns...)
-	sims := Similarities{}
-	for _, p := range Requests(d, DefaultConfig()) {
-		sims[p] = LexicalSimilarity(p.Gold, p.Predicted)
-	}
+	sims := lexicalSims(Requests(d, DefaultConfig()))
 	for b.Loop() {
 		if _, err := Judge(d, DefaultConfig(), sims, "lexical"); err != nil {
 			b.Fatal(err)

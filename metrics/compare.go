@@ -19,8 +19,9 @@ const (
 	MethodExtra    = "extra"    // predicted value with no gold counterpart (extra key or array element)
 )
 
-// simFunc returns the similarity of a (gold, predicted) string pair.
-type simFunc func(gold, pred string) (float64, error)
+// simFunc answers one semantic comparison (from the scorer's answers, or
+// recording the question in Requests).
+type simFunc func(Comparison) (Similarity, error)
 
 // valueDiff is a failing value, kept for cascade evidence.
 type valueDiff struct {
@@ -49,6 +50,16 @@ func (c *comparer) allPass() bool {
 		}
 	}
 	return true
+}
+
+// decider is who scored the first comparison that reached the scorer, "" when none did.
+func (c *comparer) decider() string {
+	for _, s := range c.scores {
+		if s.By != "" {
+			return s.By
+		}
+	}
+	return ""
 }
 
 // meanScore is the mean recorded score, clamped to [0,1]; 1 when none.
@@ -114,11 +125,12 @@ func (c *comparer) text(path, param, gold, pred string, semantic bool) error {
 		return nil
 	}
 	th := c.threshold(path, param)
-	s, err := c.sim(gold, pred)
+	s, err := c.sim(Comparison{Kind: CompareValue, Field: path, Gold: gold, Predicted: pred})
 	if err != nil {
 		return fmt.Errorf("field %s: %w", path, err)
 	}
-	c.record(path, MethodSemantic, s, th, s >= th, gold, pred)
+	c.record(path, MethodSemantic, s.Score, th, s.Score >= th, gold, pred)
+	c.scores[len(c.scores)-1].By = s.By
 	return nil
 }
 
@@ -194,7 +206,7 @@ func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool
 			return nil
 		}
 	}
-	best, bestPass, th := math.Inf(-1), false, 0.0
+	best, bestPass, th, by := math.Inf(-1), false, 0.0, ""
 	if semantic {
 		for _, a := range alts {
 			sub := c.scratch()
@@ -203,7 +215,7 @@ func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool
 			}
 			pass, score := sub.allPass(), sub.meanScore()
 			if (pass && !bestPass) || (pass == bestPass && score > best) {
-				best, bestPass = score, pass
+				best, bestPass, by = score, pass, sub.decider()
 			}
 		}
 		if _, isText := pred.(string); isText {
@@ -211,7 +223,7 @@ func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool
 		}
 	}
 	best = max(best, 0)
-	c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Score: best, Threshold: th, Pass: bestPass})
+	c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Score: best, Threshold: th, By: by, Pass: bestPass})
 	if !bestPass {
 		gold := make([]string, len(alts))
 		for i, a := range alts {

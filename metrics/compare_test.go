@@ -18,7 +18,7 @@ func mustJSON(t testing.TB, s string) any {
 }
 
 func TestValueChain(t *testing.T) {
-	sims := Similarities{
+	sims := pairScores{
 		{"New York City", "NYC"}: 0.9, {"revenue", "profit"}: 0.1, {"NYC", "Manhattan"}: 0.2,
 		{"New York City", "Manhattan"}: 0.6, {"ok", "fine"}: 0.95,
 	}
@@ -66,7 +66,7 @@ func TestValueChain(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &comparer{tol: DefaultNumericTolerance, th: Thresholds{Threshold: 0.5}, sim: lookupSim(sims)}
+			c := &comparer{tol: DefaultNumericTolerance, th: Thresholds{Threshold: 0.5}, sim: sims.sim}
 			if err := c.value("t.a.p", "t.a.p", mustJSON(t, tc.gold), mustJSON(t, tc.pred), true); err != nil {
 				t.Fatal(err)
 			}
@@ -81,16 +81,6 @@ func TestValueChain(t *testing.T) {
 				t.Errorf("allPass %v but %d diffs recorded", pass, len(c.diffs))
 			}
 		})
-	}
-}
-
-func lookupSim(sims Similarities) simFunc {
-	return func(g, p string) (float64, error) {
-		s, ok := sims[Pair{g, p}]
-		if !ok {
-			return 0, ErrMissingSimilarity
-		}
-		return s, nil
 	}
 }
 

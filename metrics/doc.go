@@ -7,11 +7,13 @@
 //
 // # Two phases
 //
-// Requests(d, cfg) lists the string pairs a dialog needs semantic
-// similarities for; batch scores them (across dialogs, in big batches) and
-// calls Judge(d, cfg, sims, scorerID). Evaluate does both for a slice of
-// dialogs with one deduplicated Score call. Identical strings never reach
-// the scorer.
+// Requests(d, cfg) lists the semantic comparisons a dialog needs: each a
+// Comparison naming its kind (value, reply, clause), field path and
+// context besides the gold and predicted strings. A Scorer answers each
+// with a Similarity (score, and who decided: "embed", "lexical", ...);
+// batch scores them across dialogs, in big batches, and calls Judge(d,
+// cfg, sims, scorerID). Evaluate does both for a slice of dialogs with one
+// deduplicated Compare call. Identical strings never reach the scorer.
 //
 // # Per-turn checks
 //

@@ -5,9 +5,9 @@ import (
 	"fmt"
 )
 
-// ErrMissingSimilarity is returned (wrapped) by Judge when a pair that
-// Requests named is absent from the similarities it was given.
-var ErrMissingSimilarity = errors.New("similarity missing for a requested pair")
+// ErrMissingSimilarity is returned (wrapped) by Judge when a comparison
+// that Requests named is absent from the similarities it was given.
+var ErrMissingSimilarity = errors.New("similarity missing for a requested comparison")
 
 // ErrBadSpec is returned (wrapped in a *SpecError) for a malformed `$any` /
 // `$optional` spec in gold args.

@@ -9,47 +9,45 @@ import (
 	"slices"
 )
 
-// Pair is one (gold, predicted) string pair for the semantic scorer.
-type Pair struct{ Gold, Predicted string }
+// Similarities holds the scorer's answer for each requested Comparison.
+type Similarities map[Comparison]Similarity
 
-// Similarities holds the scorer's answer for each requested Pair.
-type Similarities map[Pair]float64
-
-// Requests lists every string pair Judge will need a similarity for, in a
-// deterministic order without duplicates: parameter values that did not
-// match by the exact, typed or $any-literal paths, reply against reply, each
-// gold clause against each predicted clause, and, inside order-invariant
-// blocks, every cross pairing. Identical strings are never requested. A
-// dialog that Judge would reject (see ErrBadSpec, ErrBadDialog) yields nil.
-func Requests(d Dialog, cfg Config) []Pair {
-	seen := map[Pair]bool{}
-	var pairs []Pair
-	record := func(g, p string) (float64, error) {
-		if k := (Pair{g, p}); !seen[k] {
-			seen[k] = true
-			pairs = append(pairs, k)
+// Requests lists every semantic comparison Judge will need an answer for,
+// in a deterministic order without duplicates: parameter values that did
+// not match by the exact, typed or $any-literal paths, reply against reply,
+// each gold clause against each predicted clause, and, inside
+// order-invariant blocks, every cross pairing. Identical strings are never
+// requested. A dialog that Judge would reject (see ErrBadSpec,
+// ErrBadDialog) yields nil.
+func Requests(d Dialog, cfg Config) []Comparison {
+	seen := map[Comparison]bool{}
+	var cs []Comparison
+	record := func(c Comparison) (Similarity, error) {
+		if !seen[c] {
+			seen[c] = true
+			cs = append(cs, c)
 		}
-		return 0, nil
+		return Similarity{}, nil
 	}
 	if _, err := judgeDialog(d, cfg, record, ""); err != nil {
 		return nil
 	}
-	return pairs
+	return cs
 }
 
 // Judge judges one dialog with similarities computed beforehand (see
 // Requests) and composes its result. It returns an error for an invalid
 // config, a malformed spec (*SpecError), an invalid dialog (ErrBadDialog),
-// or a needed pair missing from sims (ErrMissingSimilarity). scorerID is
-// recorded in every verdict.
+// or a needed comparison missing from sims (ErrMissingSimilarity).
+// scorerID is recorded in every verdict.
 func Judge(d Dialog, cfg Config, sims Similarities, scorerID string) (DialogResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return DialogResult{}, fmt.Errorf("metric config: %w", err)
 	}
-	lookup := func(g, p string) (float64, error) {
-		s, ok := sims[Pair{g, p}]
+	lookup := func(c Comparison) (Similarity, error) {
+		s, ok := sims[c]
 		if !ok {
-			return 0, fmt.Errorf("gold %q vs predicted %q: %w", clip(g), clip(p), ErrMissingSimilarity)
+			return Similarity{}, fmt.Errorf("gold %q vs predicted %q: %w", clip(c.Gold), clip(c.Predicted), ErrMissingSimilarity)
 		}
 		return s, nil
 	}
@@ -61,8 +59,8 @@ func Judge(d Dialog, cfg Config, sims Similarities, scorerID string) (DialogResu
 }
 
 // Evaluate judges dialogs with s: it gathers the Requests of every dialog,
-// scores all distinct pairs in ONE Score call, then Judges each dialog.
-// Results are in input order.
+// scores all distinct comparisons in ONE Compare call, then Judges each
+// dialog. Results are in input order.
 func Evaluate(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) ([]DialogResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("metric config: %w", err)
@@ -88,30 +86,30 @@ func Evaluate(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) ([]Di
 // scoreAll scores the deduplicated requests of all dialogs in one call.
 func scoreAll(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) (Similarities, error) {
 	sims := Similarities{}
-	var gold, pred []string
+	var cs []Comparison
 	for _, d := range dialogs {
-		for _, p := range Requests(d, cfg) {
-			if _, ok := sims[p]; !ok {
-				sims[p] = 0
-				gold, pred = append(gold, p.Gold), append(pred, p.Predicted)
+		for _, c := range Requests(d, cfg) {
+			if _, ok := sims[c]; !ok {
+				sims[c] = Similarity{}
+				cs = append(cs, c)
 			}
 		}
 	}
-	if len(gold) == 0 {
+	if len(cs) == 0 {
 		return sims, nil
 	}
-	scores, err := s.Score(ctx, gold, pred)
+	answers, err := s.Compare(ctx, cs)
 	if err != nil {
-		return nil, fmt.Errorf("scoring %d pairs with %s: %w", len(gold), s.ID(), err)
+		return nil, fmt.Errorf("scoring %d comparisons with %s: %w", len(cs), s.ID(), err)
 	}
-	if len(scores) != len(gold) {
-		return nil, fmt.Errorf("scorer %s returned %d scores for %d pairs", s.ID(), len(scores), len(gold))
+	if len(answers) != len(cs) {
+		return nil, fmt.Errorf("scorer %s returned %d answers for %d comparisons", s.ID(), len(answers), len(cs))
 	}
-	for i, sc := range scores {
-		if math.IsNaN(sc) {
-			return nil, fmt.Errorf("scorer %s returned NaN for gold %q vs predicted %q", s.ID(), clip(gold[i]), clip(pred[i]))
+	for i, a := range answers {
+		if math.IsNaN(a.Score) {
+			return nil, fmt.Errorf("scorer %s returned NaN for gold %q vs predicted %q", s.ID(), clip(cs[i].Gold), clip(cs[i].Predicted))
 		}
-		sims[Pair{gold[i], pred[i]}] = sc
+		sims[cs[i]] = a
 	}
 	return sims, nil
 }

@@ -57,7 +57,7 @@ func TestUnknownRole(t *testing.T) {
 
 func TestMissingSimilarity(t *testing.T) {
 	d := dialogJSON(t, `{"dialog_id":"m","turns":[`+salesTurn(7, "a", "revenue", "profit", "")+`]}`)
-	_, err := Judge(d, DefaultConfig(), Similarities{{"other", "pair"}: 1}, "s")
+	_, err := Judge(d, DefaultConfig(), Similarities{{Kind: CompareValue, Field: "a.run.p", Gold: "other", Predicted: "pair"}: {Score: 1}}, "s")
 	if !errors.Is(err, ErrMissingSimilarity) || !strings.Contains(err.Error(), `dialog "m" turn 7: field a.run.p: gold "revenue" vs predicted "profit"`) {
 		t.Fatalf("got %v", err)
 	}
@@ -74,11 +74,14 @@ func TestRequests(t *testing.T) {
 		toolTurn(7, "OrderInvariant_x", `"Paris"`, `"Rome"`), toolTurn(8, "OrderInvariant_x", `"Oslo"`, `"Paris"`),
 	}, ",")+`]}`)
 	got := Requests(d, DefaultConfig())
-	want := []Pair{
-		{"revenue", "profit"},
-		{"NYC", "Big Apple"}, {"New York", "Big Apple"},
-		{"Revenue rose. Costs fell.", "Revenue rose. Costs dropped."}, {"Costs fell.", "Revenue rose."}, {"Costs fell.", "Costs dropped."},
-		{"Paris", "Rome"}, {"Oslo", "Rome"}, {"Oslo", "Paris"},
+	v, r, c := CompareValue, CompareReply, CompareClause
+	want := []Comparison{
+		{v, "a.run.p", "", "revenue", "profit"},
+		{v, "b.run.p", "", "revenue", "profit"}, // same strings, another field: asked again
+		{v, "w.f.city", "", "NYC", "Big Apple"}, {v, "w.f.city", "", "New York", "Big Apple"},
+		{r, "response", "", "Revenue rose. Costs fell.", "Revenue rose. Costs dropped."},
+		{c, "response.clause[1]", "", "Costs fell.", "Revenue rose."}, {c, "response.clause[1]", "", "Costs fell.", "Costs dropped."},
+		{v, "geo.lookup.city", "", "Paris", "Rome"}, {v, "geo.lookup.city", "", "Oslo", "Rome"}, {v, "geo.lookup.city", "", "Oslo", "Paris"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
@@ -87,10 +90,7 @@ func TestRequests(t *testing.T) {
 		t.Error("Requests is not deterministic")
 	}
 	// Judge with exactly these similarities succeeds and matches Evaluate.
-	sims := Similarities{}
-	for _, p := range got {
-		sims[p] = LexicalSimilarity(p.Gold, p.Predicted)
-	}
+	sims := lexicalSims(got)
 	viaJudge, err := Judge(d, DefaultConfig(), sims, "lexical")
 	if err != nil {
 		t.Fatal(err)
@@ -111,12 +111,12 @@ func TestEvaluateScoresOnce(t *testing.T) {
 	if s.calls != 1 || len(res) != len(ds) {
 		t.Fatalf("%d Score calls, %d results", s.calls, len(res))
 	}
-	seen := map[Pair]bool{}
-	for _, p := range s.pairs {
-		if seen[p] || p.Gold == p.Predicted {
-			t.Errorf("pair %q scored twice or identical", p)
+	seen := map[Comparison]bool{}
+	for _, c := range s.cs {
+		if seen[c] || c.Gold == c.Predicted {
+			t.Errorf("comparison %+v scored twice or identical", c)
 		}
-		seen[p] = true
+		seen[c] = true
 	}
 	for i, r := range res {
 		if r.DialogID != ds[i].ID || r.Turns[0].Scorer != "counting" {
@@ -126,18 +126,18 @@ func TestEvaluateScoresOnce(t *testing.T) {
 }
 
 type badScorer struct {
-	scores []float64
-	err    error
+	answers []Similarity
+	err     error
 }
 
 func (b badScorer) ID() string { return "bad" }
-func (b badScorer) Score(context.Context, []string, []string) ([]float64, error) {
-	return b.scores, b.err
+func (b badScorer) Compare(context.Context, []Comparison) ([]Similarity, error) {
+	return b.answers, b.err
 }
 
 func TestEvaluateScorerFailures(t *testing.T) {
 	d := dialogJSON(t, `{"dialog_id":"s","turns":[`+salesTurn(1, "a", "revenue", "profit", "")+`]}`)
-	for _, s := range []Scorer{badScorer{err: errors.New("boom")}, badScorer{scores: []float64{}}, badScorer{scores: []float64{math.NaN()}}} {
+	for _, s := range []Scorer{badScorer{err: errors.New("boom")}, badScorer{answers: []Similarity{}}, badScorer{answers: []Similarity{{Score: math.NaN()}}}} {
 		if _, err := Evaluate(t.Context(), s, DefaultConfig(), []Dialog{d}); err == nil {
 			t.Errorf("%+v: want error", s)
 		}

@@ -41,10 +41,10 @@ func ExampleJudge() {
 		Predict: metrics.Call{ToolID: "weather", Action: "forecast", Args: map[string]any{"city": "New York"}},
 	}}}
 	cfg := metrics.DefaultConfig()
-	pairs := metrics.Requests(d, cfg)
+	cs := metrics.Requests(d, cfg)
 	sims := metrics.Similarities{}
-	for _, p := range pairs {
-		sims[p] = 0.93 // from the embedding scorer, in practice
+	for _, c := range cs {
+		sims[c] = metrics.Similarity{Score: 0.93, By: metrics.ByEmbed} // from the embedding scorer, in practice
 	}
 	r, err := metrics.Judge(d, cfg, sims, "embed:demo")
 	if err != nil {
@@ -52,9 +52,11 @@ func ExampleJudge() {
 		return
 	}
 	fs := r.Turns[0].FieldScores[0]
-	fmt.Println(pairs, fs.Field, fs.Method, fs.Score, fs.Pass, r.Label)
+	fmt.Printf("%+v\n", cs)
+	fmt.Println(fs.Field, fs.Method, fs.Score, fs.By, fs.Pass, r.Label)
 	// Output:
-	// [{New York City New York}] weather.forecast.city semantic 0.93 true pass
+	// [{Kind:value Field:weather.forecast.city Context: Gold:New York City Predicted:New York}]
+	// weather.forecast.city semantic 0.93 embed true pass
 }
 
 func ExampleSplitClauses() {

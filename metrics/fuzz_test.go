@@ -27,13 +27,13 @@ func FuzzCompareValues(f *testing.F) {
 		}
 		d := Dialog{ID: "f", Turns: []Turn{{TurnNo: 1, Role: RoleTool, HasGold: true, HasPredict: true,
 			Gold: Call{ToolID: "t", Action: "a", Args: gold}, Predict: Call{ToolID: "t", Action: "a", Args: pred}}}}
-		sims := Similarities{}
-		for _, p := range Requests(d, DefaultConfig()) {
-			if p.Gold == p.Predicted {
-				t.Fatalf("identical pair requested: %q", p.Gold)
+		cs := Requests(d, DefaultConfig())
+		for _, c := range cs {
+			if c.Gold == c.Predicted {
+				t.Fatalf("identical pair requested: %q", c.Gold)
 			}
-			sims[p] = LexicalSimilarity(p.Gold, p.Predicted)
 		}
+		sims := lexicalSims(cs)
 		r, err := Judge(d, DefaultConfig(), sims, "lexical")
 		if specErr := ValidateGoldArgs(gold); (err != nil) != (specErr != nil) {
 			t.Fatalf("Judge error %v, spec error %v", err, specErr)

@@ -132,31 +132,62 @@ func dialogJSON(t testing.TB, s string) Dialog {
 	return d
 }
 
+// pairScores gives similarities by (gold, predicted) alone, whatever the
+// comparison's kind and field.
+type pairScores map[[2]string]float64
+
+// sim answers a comparison from the table, ErrMissingSimilarity when absent.
+func (ps pairScores) sim(c Comparison) (Similarity, error) {
+	s, ok := ps[[2]string{c.Gold, c.Predicted}]
+	if !ok {
+		return Similarity{}, ErrMissingSimilarity
+	}
+	return Similarity{Score: s, By: "table"}, nil
+}
+
+// similarities answers every comparison of cs whose pair is in the table.
+func (ps pairScores) similarities(cs []Comparison) Similarities {
+	sims := Similarities{}
+	for _, c := range cs {
+		if s, err := ps.sim(c); err == nil {
+			sims[c] = s
+		}
+	}
+	return sims
+}
+
+// lexicalSims answers every comparison of cs with LexicalSimilarity.
+func lexicalSims(cs []Comparison) Similarities {
+	sims := Similarities{}
+	for _, c := range cs {
+		sims[c] = Similarity{Score: LexicalSimilarity(c.Gold, c.Predicted), By: ByLexical}
+	}
+	return sims
+}
+
 // countingScorer wraps Lexical and records its calls.
 type countingScorer struct {
 	calls int
-	pairs []Pair
+	cs    []Comparison
 }
 
 func (c *countingScorer) ID() string { return "counting" }
 
-func (c *countingScorer) Score(ctx context.Context, gold, pred []string) ([]float64, error) {
+func (c *countingScorer) Compare(ctx context.Context, cs []Comparison) ([]Similarity, error) {
 	c.calls++
-	for i := range gold {
-		c.pairs = append(c.pairs, Pair{gold[i], pred[i]})
-	}
-	return Lexical{}.Score(ctx, gold, pred)
+	c.cs = append(c.cs, cs...)
+	return Lexical{}.Compare(ctx, cs)
 }
 
-// fixedScorer returns the same similarity for every pair except identical ones.
+// fixedScorer returns the same similarity for every comparison.
 type fixedScorer float64
 
 func (f fixedScorer) ID() string { return "fixed" }
 
-func (f fixedScorer) Score(_ context.Context, gold, pred []string) ([]float64, error) {
-	out := make([]float64, len(gold))
+func (f fixedScorer) Compare(_ context.Context, cs []Comparison) ([]Similarity, error) {
+	out := make([]Similarity, len(cs))
 	for i := range out {
-		out[i] = float64(f)
+		out[i] = Similarity{Score: float64(f), By: "fixed"}
 	}
 	return out, nil
 }

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strings"
 	"unicode"
@@ -19,19 +18,17 @@ type Lexical struct{}
 // ID implements Scorer.
 func (Lexical) ID() string { return "lexical" }
 
-// Score implements Scorer.
-func (Lexical) Score(ctx context.Context, gold, predicted []string) ([]float64, error) {
-	if len(gold) != len(predicted) {
-		return nil, fmt.Errorf("lexical scorer: %d gold strings but %d predicted", len(gold), len(predicted))
-	}
-	out := make([]float64, len(gold))
-	for i := range gold {
+// Compare implements Scorer: each comparison scores LexicalSimilarity of
+// its strings, decided by ByLexical. Kind, Field and Context are not used.
+func (Lexical) Compare(ctx context.Context, cs []Comparison) ([]Similarity, error) {
+	out := make([]Similarity, len(cs))
+	for i, c := range cs {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		out[i] = LexicalSimilarity(gold[i], predicted[i])
+		out[i] = Similarity{Score: LexicalSimilarity(c.Gold, c.Predicted), By: ByLexical}
 	}
 	return out, nil
 }

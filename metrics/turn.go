@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -216,11 +217,11 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 	th := j.cfg.Thresholds.For(SubTruthResponse, "")
 	truth := FieldScore{Field: "response", Method: MethodExact, Score: 1, Pass: true}
 	if gold != pred {
-		s, err := j.sim(gold, pred)
+		s, err := j.sim(Comparison{Kind: CompareReply, Field: "response", Gold: gold, Predicted: pred})
 		if err != nil {
 			return judged{}, fmt.Errorf("response: %w", err)
 		}
-		truth = FieldScore{Field: "response", Method: MethodSemantic, Score: s, Threshold: th, Pass: s >= th}
+		truth = FieldScore{Field: "response", Method: MethodSemantic, Score: s.Score, Threshold: th, By: s.By, Pass: s.Score >= th}
 	}
 	clauses, coverage, err := j.coverage(gold, pred)
 	if err != nil {
@@ -253,11 +254,11 @@ func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
 		if slices.Contains(pc, g) {
 			fs = FieldScore{Field: fs.Field, Method: MethodExact, Score: 1, Pass: true}
 		} else if len(pc) > 0 {
-			best, err := j.bestClause(g, pc)
+			best, err := j.bestClause(fs.Field, g, pc)
 			if err != nil {
 				return nil, 0, fmt.Errorf("%s: %w", fs.Field, err)
 			}
-			fs.Method, fs.Score, fs.Pass = MethodSemantic, best, best >= th
+			fs.Method, fs.Score, fs.By, fs.Pass = MethodSemantic, best.Score, best.By, best.Score >= th
 		}
 		sum += clamp01(fs.Score)
 		scores = append(scores, fs)
@@ -268,14 +269,18 @@ func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
 	return scores, sum / float64(len(gc)), nil
 }
 
-func (j *judger) bestClause(g string, pc []string) (float64, error) {
-	best := -1.0
+// bestClause is the best similarity of gold clause g (at field) with any
+// predicted clause; the first of equal scores wins.
+func (j *judger) bestClause(field, g string, pc []string) (Similarity, error) {
+	best := Similarity{Score: math.Inf(-1)}
 	for _, p := range pc {
-		s, err := j.sim(g, p)
+		s, err := j.sim(Comparison{Kind: CompareClause, Field: field, Gold: g, Predicted: p})
 		if err != nil {
-			return 0, err
+			return Similarity{}, err
 		}
-		best = max(best, s)
+		if s.Score > best.Score {
+			best = s
+		}
 	}
 	return best, nil
 }

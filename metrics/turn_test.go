@@ -1,9 +1,10 @@
 package metrics
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -67,7 +68,7 @@ func TestWrongValueNamesFieldAndScore(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Thresholds.Fields = map[string]float64{"sales.report.metric": 0.8}
 	v := evalAll(t, cfg, d)[0].Turns[0]
-	want := []FieldScore{{Field: "sales.report.metric", Method: MethodSemantic, Score: 0, Threshold: 0.8}}
+	want := []FieldScore{{Field: "sales.report.metric", Method: MethodSemantic, Score: 0, Threshold: 0.8, By: ByLexical}}
 	if !reflect.DeepEqual(v.FieldScores, want) || v.Scorer != "lexical" || v.Threshold != 0.5 {
 		t.Errorf("got %+v scorer %q threshold %v", v.FieldScores, v.Scorer, v.Threshold)
 	}
@@ -182,11 +183,13 @@ func TestLexical(t *testing.T) {
 			t.Errorf("LexicalSimilarity(%q, %q) = %v (reverse %v), want in [%v, %v]", tc.a, tc.b, s, r, tc.lo, tc.hi)
 		}
 	}
-	got, err := Lexical{}.Score(t.Context(), []string{"a b", "x"}, []string{"a b", "y"})
-	if err != nil || !reflect.DeepEqual(got, []float64{1, 0}) {
-		t.Errorf("Score = %v, %v", got, err)
+	got, err := Lexical{}.Compare(t.Context(), []Comparison{{Gold: "a b", Predicted: "a b"}, {Kind: CompareReply, Gold: "x", Predicted: "y"}})
+	if want := []Similarity{{1, ByLexical}, {0, ByLexical}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Compare = %v, %v; want %v", got, err, want)
 	}
-	if _, err := (Lexical{}).Score(t.Context(), []string{"a"}, nil); err == nil || !strings.Contains(err.Error(), "1 gold") {
-		t.Errorf("length mismatch: %v", err)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := (Lexical{}).Compare(ctx, []Comparison{{Gold: "a", Predicted: "b"}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }

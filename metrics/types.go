@@ -1,7 +1,5 @@
 package metrics
 
-import "context"
-
 // Role is who produced a turn in the golden dataset.
 type Role string
 
@@ -96,16 +94,6 @@ type Dialog struct {
 	Turns []Turn
 }
 
-// Scorer measures semantic similarity between strings. Score returns one
-// similarity in [-1, 1] (1 = same meaning) for each (gold[i], predicted[i])
-// pair. Implementations batch internally and must be safe for concurrent use.
-// ID names the scorer and its model (for example "embed:use-lite@sha256:…")
-// and is recorded in every output.
-type Scorer interface {
-	Score(ctx context.Context, gold, predicted []string) ([]float64, error)
-	ID() string
-}
-
 // Outcome is the result of one sub-metric on one turn.
 type Outcome string
 
@@ -123,7 +111,10 @@ type FieldScore struct {
 	Method    string  // "exact", "typed", "any", "semantic", "missing"
 	Score     float64 // 1 for exact/typed matches, the similarity for semantic ones
 	Threshold float64 // threshold applied (semantic only; 0 otherwise)
-	Pass      bool
+	// By is who scored a comparison that reached the Scorer (Similarity.By:
+	// "embed", "lexical", ...); empty when none did (exact, typed, missing).
+	By   string
+	Pass bool
 }
 
 // Verdict is the judgement of one scored turn.

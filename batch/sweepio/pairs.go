@@ -102,6 +102,13 @@ func pairsOf(t *table) ([]Pair, error) {
 	return out, nil
 }
 
+// comparison is the question a pair asks the scorer: does text_b say what
+// text_a says? A pair is free text with no field, so it is asked as a
+// reply comparison with an empty Field.
+func (p Pair) comparison() metrics.Comparison {
+	return metrics.Comparison{Kind: metrics.CompareReply, Gold: p.TextA, Predicted: p.TextB}
+}
+
 // ScorePairs scores every pair with s (text_a as gold, text_b as
 // predicted), in chunks of batch pairs so cancellation is prompt, and
 // returns the calibration input.
@@ -112,20 +119,19 @@ func ScorePairs(ctx context.Context, s metrics.Scorer, pairs []Pair, batch int) 
 	in := sweep.Input{Samples: make([]sweep.Sample, 0, len(pairs))}
 	for lo := 0; lo < len(pairs); lo += batch {
 		hi := min(lo+batch, len(pairs))
-		gold := make([]string, 0, hi-lo)
-		pred := make([]string, 0, hi-lo)
+		cs := make([]metrics.Comparison, 0, hi-lo)
 		for _, p := range pairs[lo:hi] {
-			gold, pred = append(gold, p.TextA), append(pred, p.TextB)
+			cs = append(cs, p.comparison())
 		}
-		scores, err := s.Score(ctx, gold, pred)
+		answers, err := s.Compare(ctx, cs)
 		if err != nil {
 			return sweep.Input{}, fmt.Errorf("scoring pairs %d-%d with %s: %w", lo+1, hi, s.ID(), err)
 		}
-		if len(scores) != len(gold) {
-			return sweep.Input{}, fmt.Errorf("scoring pairs %d-%d with %s: got %d scores for %d pairs", lo+1, hi, s.ID(), len(scores), len(gold))
+		if len(answers) != len(cs) {
+			return sweep.Input{}, fmt.Errorf("scoring pairs %d-%d with %s: got %d scores for %d pairs", lo+1, hi, s.ID(), len(answers), len(cs))
 		}
 		for i, p := range pairs[lo:hi] {
-			in.Samples = append(in.Samples, sweep.Sample{Group: p.Group, Score: scores[i], HasLabel: p.HasLabel, Label: p.Label,
+			in.Samples = append(in.Samples, sweep.Sample{Group: p.Group, Score: answers[i].Score, HasLabel: p.HasLabel, Label: p.Label,
 				HasHuman: p.HasScore, Human: p.Score, Ref: "pair on row " + strconv.Itoa(p.Row)})
 		}
 	}

@@ -456,10 +456,10 @@ func TestPairsBadInput(t *testing.T) {
 type nanScorer struct{}
 
 func (nanScorer) ID() string { return "nan" }
-func (nanScorer) Score(_ context.Context, g, _ []string) ([]float64, error) {
-	out := make([]float64, len(g))
+func (nanScorer) Compare(_ context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
+	out := make([]metrics.Similarity, len(cs))
 	for i := range out {
-		out[i] = math.NaN()
+		out[i] = metrics.Similarity{Score: math.NaN(), By: "nan"}
 	}
 	return out, nil
 }

@@ -1,0 +1,68 @@
+package metrics
+
+import "context"
+
+// CompareKind says what a semantic comparison compares; a scorer that
+// prompts a model (a judge) words its question by it.
+type CompareKind string
+
+// Comparison kinds.
+const (
+	// CompareValue is a string parameter value of an action turn (a leaf
+	// of a nested value, or one $any alternative).
+	CompareValue CompareKind = "value"
+	// CompareReply is a whole predicted reply against the gold reply
+	// (truthfulness of a response turn).
+	CompareReply CompareKind = "reply"
+	// CompareClause is one gold clause against one predicted clause
+	// (completeness of a response turn).
+	CompareClause CompareKind = "clause"
+)
+
+// Comparison is one semantic comparison the metric asks its Scorer to
+// score: what is compared (Kind, Field, Context) besides the two strings.
+// Gold and Predicted always differ: identical strings are decided without
+// a scorer. Comparison is comparable and is the key of Similarities, so
+// the same question is asked once per Compare call.
+type Comparison struct {
+	Kind CompareKind
+	// Field is where the strings sit: "tool.action.param" or a nested path
+	// such as "tool.action.param.sub[0]" for values, "response" for
+	// replies, "response.clause[i]" (i = the gold clause) for clauses.
+	Field string
+	// Context describes the field for a scorer that can use it: the tool's
+	// and the parameter's description when tool definitions give them
+	// (issue #12); empty otherwise.
+	Context   string
+	Gold      string
+	Predicted string
+}
+
+// Deciders recorded in Similarity.By and FieldScore.By: who scored a
+// semantic comparison. A scorer names itself with one of these or with
+// its own short name (a judge: "judge"; a fitted composite: "composite").
+const (
+	ByEmbed   = "embed"   // embedding cosine (package embed)
+	ByLexical = "lexical" // Lexical: word and trigram overlap
+)
+
+// Similarity is a Scorer's answer for one Comparison. The comparison
+// passes when Score >= the threshold the thresholds lookup gives for its
+// field, sub-metric and decider (see Thresholds.For).
+//
+// Extension point: a scorer with more to say (a judge's reason, the
+// cosine an escalation started from) adds fields here; metrics copies
+// what it records into FieldScore.
+type Similarity struct {
+	Score float64 // in [-1, 1]; 1 = same meaning. NaN is refused.
+	By    string  // who decided: ByEmbed, ByLexical, "judge", "composite", ...
+}
+
+// Scorer scores semantic comparisons. Compare returns one Similarity per
+// comparison, in order. Implementations batch internally and must be safe
+// for concurrent use. ID names the scorer and its model (for example
+// "embed:use-lite@sha256:…") and is recorded in every output.
+type Scorer interface {
+	Compare(ctx context.Context, cs []Comparison) ([]Similarity, error)
+	ID() string
+}
