@@ -29,13 +29,21 @@ func ReadSpans(ctx context.Context, name string, r io.Reader, fn func(*Span) err
 		if d, ok := tok.(json.Delim); !ok || d != '{' {
 			return w.fail("", fmt.Sprintf("document %d is not a JSON object", doc+1), "each document is {\"resourceSpans\": [...]}", nil)
 		}
+		var keys []string
+		found := false
 		if err := w.object("", func(key, path string) error {
 			if key == "resourceSpans" {
+				found = true
 				return w.array(path, func(p string) error { return w.resourceSpans(p, fn) })
 			}
+			keys = append(keys, key)
 			return w.skip(path)
 		}); err != nil {
 			return err
+		}
+		if !found && len(keys) > 0 {
+			return w.fail("", fmt.Sprintf("document %d has no resourceSpans (keys %q): not OTLP JSON traces", doc+1, keys),
+				"give OTLP JSON traces, or name the file's format with --predictions-format", nil)
 		}
 	}
 }
