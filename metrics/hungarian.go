@@ -77,3 +77,9 @@ func maxWeightAssignment(w [][]int64) []int {
 	}
 	return minCostAssignment(cost)
 }
+
+// MaxWeightAssignment solves the square assignment problem exactly: for an
+// n×n matrix of non-negative weights (well below MaxInt64/4 in total) it
+// returns, for each row, the column that maximises the total weight.
+// Deterministic. metrics/align uses it for unordered matching.
+func MaxWeightAssignment(w [][]int64) []int { return maxWeightAssignment(w) }
