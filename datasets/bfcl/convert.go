@@ -1,0 +1,493 @@
+package bfcl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/tooldef"
+)
+
+// Converted is one BFCL entry as a golden dialog, with the tools it offers.
+type Converted struct {
+	Dialog  metrics.Dialog
+	Tools   *tooldef.Set
+	Repairs []Repair
+}
+
+// Repair is a change the converter made so that an entry's possible answer
+// fits its own definitions, read the way BFCL's checker reads them.
+type Repair struct {
+	Field  string // "function.param", or deeper: "function.param.key"
+	Kind   string // one of the Repair constants
+	Detail string
+}
+
+// Kinds of Repair.
+const (
+	// RepairType: an acceptable value's type is not the declared one. BFCL's
+	// checker then accepts a value of the answer's type too (its
+	// "is_variable" rule), so the converter adds that type to the
+	// declared one.
+	RepairType = "type"
+	// RepairEnum: an acceptable value is outside the enum. BFCL's checker
+	// does not read enum, so the converter adds the value to it.
+	RepairEnum = "enum"
+	// RepairDropped: the answer names a parameter the definition lacks and
+	// lists "" among its values. BFCL's checker fails every call that gives
+	// such a parameter and passes calls that leave it out, so the converter
+	// leaves it out of the gold call (a call that gives it is then an extra
+	// parameter).
+	RepairDropped = "dropped"
+)
+
+// ErrSkipped is wrapped by *SkipError.
+var ErrSkipped = errors.New("BFCL entry left out")
+
+// SkipError says why an entry cannot become a golden dialog: its possible
+// answer can never pass BFCL's own checker (it names a function that is not
+// offered, a parameter the definition lacks without marking it optional,
+// leaves out a required parameter, or lists no acceptable value for one).
+type SkipError struct {
+	ID     string
+	Reason string
+}
+
+// Error implements error.
+func (e *SkipError) Error() string { return fmt.Sprintf("entry %s left out: %s", e.ID, e.Reason) }
+
+// Unwrap returns ErrSkipped.
+func (e *SkipError) Unwrap() error { return ErrSkipped }
+
+// OrderTag marks the tool turns of a parallel entry as one order-invariant
+// block: BFCL's checker accepts parallel calls in any order.
+const OrderTag = "OrderInvariant_calls"
+
+// Convert turns an entry (with its Answers attached) and, when pred is not
+// nil, a model's prediction into a golden dialog: the question's messages
+// as User turns, then one Tool turn per expected call (action = function
+// name, no tool id; gold args with $any/$optional for BFCL's acceptable
+// values, "" meaning optional), predicted calls paired with them in order
+// (extra ones are unexpected turns). A definition is repaired (Repair) where
+// the entry's own answer breaks it; an entry that cannot pass BFCL's own
+// checker is a *SkipError. Irrelevance entries are not converted yet.
+func Convert(e Entry, pred *Prediction) (Converted, error) {
+	if e.Irrelevant() || e.Answers == nil {
+		return Converted{}, &SkipError{ID: e.ID, Reason: "irrelevance entries (the right answer is no call) are not converted yet"}
+	}
+	defs, err := decodeDefs(e)
+	if err != nil {
+		return Converted{}, err
+	}
+	var repairs []Repair
+	golds := make([]metrics.Call, len(e.Answers))
+	for i, ans := range e.Answers {
+		def := findDef(defs, ans.Name)
+		if def == nil {
+			return Converted{}, &SkipError{ID: e.ID, Reason: fmt.Sprintf("the answer calls %q, which the entry does not offer", ans.Name)}
+		}
+		if k := noAcceptable(ans); k != "" {
+			return Converted{}, &SkipError{ID: e.ID, Reason: fmt.Sprintf("the answer to %s lists no acceptable value for %q (BFCL's checker fails every call then)", ans.Name, k)}
+		}
+		ans, dropped, reason := dropUnknown(def, ans)
+		if reason != "" {
+			return Converted{}, &SkipError{ID: e.ID, Reason: reason}
+		}
+		fixed, reason := repairDef(def, ans)
+		if reason != "" {
+			return Converted{}, &SkipError{ID: e.ID, Reason: reason}
+		}
+		repairs = append(append(repairs, dropped...), fixed...)
+		golds[i] = metrics.Call{Action: ans.Name, Args: goldArgs(ans, def)}
+	}
+	tools, err := toolSet(e, defs)
+	if err != nil {
+		return Converted{}, err
+	}
+	for _, g := range golds {
+		if missing := missingRequired(tools.Lookup(g.Action), g.Args); missing != "" {
+			return Converted{}, &SkipError{ID: e.ID, Reason: fmt.Sprintf("the answer to %s leaves out the required parameter %q", g.Action, missing)}
+		}
+	}
+	return Converted{Dialog: dialog(e, golds, pred), Tools: tools, Repairs: repairs}, nil
+}
+
+// decodeDefs decodes the entry's definitions as JSON objects.
+func decodeDefs(e Entry) ([]map[string]any, error) {
+	defs := make([]map[string]any, len(e.Functions))
+	for i, raw := range e.Functions {
+		if err := decode(raw, &defs[i]); err != nil || defs[i] == nil {
+			return nil, &Error{Line: e.Line, ID: e.ID, Field: fmt.Sprintf("function[%d]", i), Problem: "a function definition must be a JSON object", Err: err}
+		}
+	}
+	return defs, nil
+}
+
+func findDef(defs []map[string]any, name string) map[string]any {
+	for _, d := range defs {
+		if d["name"] == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// toolSet parses the (repaired) definitions.
+func toolSet(e Entry, defs []map[string]any) (*tooldef.Set, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(defs); err != nil {
+		return nil, fmt.Errorf("entry %s: encoding its definitions: %w", e.ID, err)
+	}
+	set, err := tooldef.Parse(e.ID+" function", b.Bytes())
+	if err != nil {
+		return nil, &Error{Line: e.Line, ID: e.ID, Field: "function", Problem: "bad function definitions", Err: err}
+	}
+	return set, nil
+}
+
+// noAcceptable returns the first parameter whose list of acceptable values
+// is empty: BFCL's checker fails a call that gives it and one that leaves
+// it out ("" is not listed).
+func noAcceptable(ans PossibleCall) string {
+	for _, k := range sortedKeys(ans.Params) {
+		if len(ans.Params[k]) == 0 {
+			return k
+		}
+	}
+	return ""
+}
+
+// properties returns the raw properties object of a definition's parameters.
+func properties(def map[string]any) map[string]any {
+	params, _ := def["parameters"].(map[string]any)
+	props, _ := params["properties"].(map[string]any)
+	return props
+}
+
+// dropUnknown removes answer parameters the definition lacks when "" marks
+// them optional; reason is set when one is not optional.
+func dropUnknown(def map[string]any, ans PossibleCall) (PossibleCall, []Repair, string) {
+	props := properties(def)
+	out := PossibleCall{Name: ans.Name, Params: map[string][]any{}}
+	var repairs []Repair
+	for _, k := range sortedKeys(ans.Params) {
+		alts := ans.Params[k]
+		if _, known := props[k]; known {
+			out.Params[k] = alts
+			continue
+		}
+		if !slices.Contains(alts, any("")) {
+			return PossibleCall{}, nil, fmt.Sprintf("the answer to %s gives %q, a parameter its definition lacks, without marking it optional", ans.Name, k)
+		}
+		repairs = append(repairs, Repair{Field: ans.Name + "." + k, Kind: RepairDropped,
+			Detail: "the definition has no such parameter; the answer lists \"\" (may be left out), so the gold call leaves it out"})
+	}
+	return out, repairs, ""
+}
+
+func missingRequired(tool *tooldef.Tool, args map[string]any) string {
+	if tool == nil || tool.Parameters == nil {
+		return ""
+	}
+	for _, r := range tool.Parameters.Required {
+		if _, ok := args[r]; !ok {
+			return r
+		}
+	}
+	return ""
+}
+
+// maxRepairPasses bounds the repair loop: a type repair can reveal an enum
+// violation of the same value, and nothing else follows.
+const maxRepairPasses = 4
+
+// repairDef widens the types and enums of def (in place) until every
+// acceptable value of ans fits; reason is set when a violation cannot be
+// repaired that way.
+func repairDef(def map[string]any, ans PossibleCall) ([]Repair, string) {
+	var repairs []Repair
+	for range maxRepairPasses {
+		tool, err := parseOne(def)
+		if err != nil {
+			return nil, fmt.Sprintf("the definition of %s does not parse: %v", ans.Name, err)
+		}
+		changed := false
+		for _, k := range sortedKeys(ans.Params) {
+			raw, _ := properties(def)[k].(map[string]any)
+			for _, alt := range ans.Params[k] {
+				if alt == "" {
+					continue
+				}
+				for _, v := range violations(tool.Param(k), k, alt) {
+					r, reason := applyRepair(raw, k, alt, v)
+					if reason != "" {
+						return nil, fmt.Sprintf("the answer to %s breaks its definition: %s: %s", ans.Name, v, reason)
+					}
+					r.Field = ans.Name + "." + r.Field
+					repairs = append(repairs, r)
+					changed = true
+				}
+			}
+		}
+		if !changed {
+			return repairs, ""
+		}
+	}
+	return nil, fmt.Sprintf("the answer to %s still breaks its definition after %d repairs", ans.Name, len(repairs))
+}
+
+func parseOne(def map[string]any) (*tooldef.Tool, error) {
+	b, err := json.Marshal([]any{def})
+	if err != nil {
+		return nil, err
+	}
+	set, err := tooldef.Parse("definition", b)
+	if err != nil {
+		return nil, err
+	}
+	return set.Tools()[0], nil
+}
+
+// violations checks one acceptable value. A dict value (its keys holding
+// lists of acceptable values) is checked key by key, and a list of such
+// dicts element by element, as BFCL's checker reads them.
+func violations(s *tooldef.Schema, path string, alt any) []tooldef.Violation {
+	if s == nil {
+		return nil
+	}
+	if m, ok := alt.(map[string]any); ok && isAltDict(m) && s.Type() == tooldef.Object {
+		var out []tooldef.Violation
+		for _, k := range sortedKeys(m) {
+			for _, a := range m[k].([]any) {
+				if a != "" {
+					out = append(out, violations(s.Properties[k], path+"."+k, a)...)
+				}
+			}
+		}
+		return out
+	}
+	if list, ok := alt.([]any); ok && isAltDictList(list) && s.Items != nil {
+		var out []tooldef.Violation
+		for i, el := range list {
+			out = append(out, violations(s.Items, path+"["+strconv.Itoa(i)+"]", el)...)
+		}
+		return out
+	}
+	return s.Validate(path, alt)
+}
+
+// isAltDict reports whether every value of m is a list (of acceptable
+// values): a dict in BFCL's possible-answer form.
+func isAltDict(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.([]any); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func isAltDictList(list []any) bool {
+	for _, el := range list {
+		m, ok := el.(map[string]any)
+		if !ok || !isAltDict(m) {
+			return false
+		}
+	}
+	return len(list) > 0
+}
+
+// applyRepair widens the schema node the violation names (below raw, the
+// parameter's schema) to accept the offending value.
+func applyRepair(raw map[string]any, param string, alt any, v tooldef.Violation) (Repair, string) {
+	node, value, ok := locate(raw, alt, strings.TrimPrefix(v.Field, param))
+	if !ok {
+		return Repair{}, "the converter cannot locate that part of the schema"
+	}
+	switch v.Rule {
+	case tooldef.RuleType:
+		t := string(tooldef.TypeOf(value))
+		declared := node["type"]
+		switch d := declared.(type) {
+		case string:
+			node["type"] = []any{d, t}
+		case []any:
+			node["type"] = append(d, t)
+		default:
+			return Repair{}, "the schema node has no type to widen"
+		}
+		return Repair{Field: v.Field, Kind: RepairType, Detail: fmt.Sprintf("declared %v; the answer gives %s, so %s is accepted too", declared, render(value), t)}, ""
+	case tooldef.RuleEnum:
+		enum, _ := node["enum"].([]any)
+		node["enum"] = append(enum, value)
+		return Repair{Field: v.Field, Kind: RepairEnum, Detail: fmt.Sprintf("the answer gives %s, outside the enum; added to it", render(value))}, ""
+	}
+	return Repair{}, "only type and enum violations are repaired"
+}
+
+// locate follows a field suffix (".key", "[i]") from a parameter's schema
+// node and value to the node and value it names. Keys inside the value may
+// be BFCL's lists of acceptable values: the suffix then names one of them
+// through the schema only, and the value is taken from the first list item
+// that is not "".
+func locate(node map[string]any, value any, suffix string) (map[string]any, any, bool) {
+	for suffix != "" {
+		switch {
+		case strings.HasPrefix(suffix, "["):
+			end := strings.IndexByte(suffix, ']')
+			i, err := strconv.Atoi(suffix[1:max(end, 1)])
+			list, isList := value.([]any)
+			items, hasItems := node["items"].(map[string]any)
+			if end < 0 || err != nil || !isList || i >= len(list) || !hasItems {
+				return nil, nil, false
+			}
+			node, value, suffix = items, list[i], suffix[end+1:]
+		case strings.HasPrefix(suffix, "."):
+			rest := suffix[1:]
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			key := rest[:end]
+			props, _ := node["properties"].(map[string]any)
+			child, hasChild := props[key].(map[string]any)
+			obj, isObj := value.(map[string]any)
+			if !hasChild || !isObj {
+				return nil, nil, false
+			}
+			node, value, suffix = child, firstAcceptable(obj[key]), rest[end:]
+		default:
+			return nil, nil, false
+		}
+	}
+	return node, value, true
+}
+
+// firstAcceptable returns v, or for a list of acceptable values (a key of
+// a BFCL dict answer) its first item other than "".
+func firstAcceptable(v any) any {
+	list, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	for _, a := range list {
+		if a != "" {
+			return a
+		}
+	}
+	return v
+}
+
+func render(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// goldArgs turns an answer's parameters into gold args: a single
+// acceptable value as itself, several as {"$any": [...]}, "" among them as
+// "$optional": true, except for parameters the definition requires (BFCL's
+// checker requires them whatever the answer lists).
+func goldArgs(ans PossibleCall, def map[string]any) map[string]any {
+	params, _ := def["parameters"].(map[string]any)
+	required, _ := params["required"].([]any)
+	args := make(map[string]any, len(ans.Params))
+	for k, alts := range ans.Params {
+		args[k] = goldValue(alts, slices.Contains(required, any(k)))
+	}
+	return args
+}
+
+func goldValue(alts []any, required bool) any {
+	var vals []any
+	optional := false
+	for _, a := range alts {
+		if a == "" {
+			optional = true
+			continue
+		}
+		vals = append(vals, nested(a))
+	}
+	if len(vals) == 0 {
+		vals = []any{""}
+	}
+	optional = optional && !required
+	if len(vals) == 1 && !optional {
+		return vals[0]
+	}
+	spec := map[string]any{metrics.SpecAny: vals}
+	if optional {
+		spec[metrics.SpecOptional] = true
+	}
+	return spec
+}
+
+// nested turns a BFCL dict answer ({key: [acceptable values]}) into an
+// object of gold values, and a list of them element by element.
+func nested(a any) any {
+	switch x := a.(type) {
+	case map[string]any:
+		if !isAltDict(x) {
+			return x
+		}
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = goldValue(v.([]any), false)
+		}
+		return out
+	case []any:
+		if !isAltDictList(x) {
+			return x
+		}
+		out := make([]any, len(x))
+		for i, el := range x {
+			out[i] = nested(el)
+		}
+		return out
+	}
+	return a
+}
+
+// dialog builds the golden dialog: messages as User turns, then the calls.
+func dialog(e Entry, golds []metrics.Call, pred *Prediction) metrics.Dialog {
+	d := metrics.Dialog{ID: e.ID}
+	add := func(t metrics.Turn) {
+		t.DialogID, t.TurnNo = e.ID, len(d.Turns)+1
+		d.Turns = append(d.Turns, t)
+	}
+	for _, m := range e.Messages {
+		var tags []string
+		if m.Role != "user" {
+			tags = []string{m.Role}
+		}
+		add(metrics.Turn{Role: metrics.RoleUser, HasGold: true, HasPredict: true, GoldResponse: m.Content, PredictResponse: m.Content, Tags: tags})
+	}
+	var tags []string
+	if e.Parallel() && len(golds) > 1 {
+		tags = []string{OrderTag}
+	}
+	var calls []Call
+	if pred != nil {
+		calls = pred.Calls
+	}
+	for i := range max(len(golds), len(calls)) {
+		t := metrics.Turn{Role: metrics.RoleTool, Tags: tags}
+		if i < len(golds) {
+			t.HasGold, t.Gold = true, golds[i]
+		}
+		if i < len(calls) {
+			t.HasPredict, t.Predict = true, metrics.Call{Action: calls[i].Name, Args: calls[i].Args}
+		}
+		add(t)
+	}
+	return d
+}

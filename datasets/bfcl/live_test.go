@@ -1,0 +1,162 @@
+package bfcl
+
+import (
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aem-dev/aem/metrics"
+)
+
+// liveDir is the team's copy of BFCL v4's live categories.
+const liveDir = "../../../shared/data/bfcl-v4-live"
+
+// liveCategories are the categories with possible answers.
+var liveCategories = []string{"simple", "multiple", "parallel", "parallel_multiple"}
+
+// loadLive reads every live category with its answers, or skips.
+func loadLive(t testing.TB) []Entry {
+	t.Helper()
+	if _, err := os.Stat(liveDir); err != nil {
+		t.Skipf("BFCL live data not found at %s (the team's ../shared/data/bfcl-v4-live): %v", liveDir, err)
+	}
+	var all []Entry
+	for _, cat := range liveCategories {
+		qf := filepath.Join(liveDir, "BFCL_v4_live_"+cat+".json")
+		af := filepath.Join(liveDir, "possible_answer", "BFCL_v4_live_"+cat+".json")
+		es := mustRead(t, qf, ReadQuestions)
+		as := mustRead(t, af, ReadAnswers)
+		if err := Attach(es, as, qf, af); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, es...)
+	}
+	return all
+}
+
+func mustRead[T any](t testing.TB, path string, read func(string, io.Reader) (T, error)) T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := read(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestWritePerturbed writes one BFCL result file per perturbation into
+// $AEM_BFCL_OUT (scripts/bench-bfcl drives it); skipped otherwise.
+func TestWritePerturbed(t *testing.T) {
+	out := os.Getenv("AEM_BFCL_OUT")
+	if out == "" {
+		t.Skip("set AEM_BFCL_OUT=DIR to write perturbed predictions (scripts/bench-bfcl)")
+	}
+	entries := loadLive(t)
+	for _, p := range Perturbations {
+		var ids []string
+		preds := map[string]Prediction{}
+		for _, e := range entries {
+			if pred, ok := Perturb(e, p); ok {
+				ids = append(ids, e.ID)
+				preds[e.ID] = pred
+			}
+		}
+		f, err := os.Create(filepath.Join(out, string(p)+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteResults(f, ids, preds); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d entries", p, len(ids))
+	}
+}
+
+// liveSkips are the live entries whose possible answer BFCL's own checker
+// can never pass (so the converter leaves them out), with the reason.
+var liveSkips = map[string]string{
+	"live_simple_106-63-0":    `lists no acceptable value for "auto_loan_payment_start"`,
+	"live_simple_112-68-0":    `lists no acceptable value for "acc_routing_start"`,
+	"live_multiple_862-181-3": `gives "journey_start_time", a parameter its definition lacks`,
+	"live_multiple_964-207-0": `gives "question", a parameter its definition lacks`,
+}
+
+// TestLiveConvert converts every live entry: all but liveSkips become
+// dialogs whose gold calls fit their (repaired) definitions.
+func TestLiveConvert(t *testing.T) {
+	entries := loadLive(t)
+	kinds := map[string]int{}
+	converted := 0
+	for _, e := range entries {
+		c, err := Convert(e, nil)
+		if want, skip := liveSkips[e.ID]; skip {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: got %v, want a skip saying %q", e.ID, err, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", e.ID, err)
+			continue
+		}
+		converted++
+		for _, r := range c.Repairs {
+			kinds[r.Kind]++
+		}
+		for _, turn := range c.Dialog.Turns {
+			if turn.Role != metrics.RoleTool {
+				continue
+			}
+			if err := metrics.ValidateGoldArgs(turn.Gold.Args); err != nil {
+				t.Errorf("%s: %v", e.ID, err)
+			}
+			tool := c.Tools.Lookup(turn.Gold.Action)
+			for _, v := range tool.ValidateArgs(firstChoice(turn.Gold.Args).(map[string]any)) {
+				t.Errorf("%s: the gold call breaks its repaired definition: %s", e.ID, v)
+			}
+		}
+	}
+	if converted != len(entries)-len(liveSkips) {
+		t.Errorf("converted %d of %d entries", converted, len(entries))
+	}
+	// The repairs BENCHMARKS.md reports.
+	if want := map[string]int{RepairType: 19, RepairEnum: 29}; !maps.Equal(kinds, want) {
+		t.Errorf("repairs %v, want %v", kinds, want)
+	}
+}
+
+// firstChoice resolves gold specs to their first alternative, leaving
+// $optional values out.
+func firstChoice(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if alts, ok := x[metrics.SpecAny].([]any); ok {
+			return firstChoice(alts[0])
+		}
+		out := map[string]any{}
+		for k, e := range x {
+			if m, ok := e.(map[string]any); ok && m[metrics.SpecOptional] == true {
+				continue
+			}
+			out[k] = firstChoice(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = firstChoice(e)
+		}
+		return out
+	}
+	return v
+}
