@@ -18,6 +18,10 @@
 //	metrics/stats, metrics/sweep, metrics/compare
 //	              statistics, threshold calibration and release comparison
 //	              (pure); their file I/O lives in batch/sweepio, batch/compareio
+//	batch/badinput, batch/safefile
+//	              shared by every reader and writer: the one bad-input
+//	              error (file, row, line, field, fix; exit status 3) and
+//	              the one atomic file writer and file sha256
 //	datasets      the bundled example and the synthetic generator
 //	cmd/aem       the CLI: parse flags, wire the packages, print
 //	scripts       set-up, tests, benchmarks

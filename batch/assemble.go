@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/aem-dev/aem/batch/badinput"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/aem-dev/aem/batch/safefile"
 )
 
 // bundle is one dialog's rows as stored in a part or shard output.
@@ -149,9 +152,8 @@ func (a *assembler) add(b *bundle) error {
 	for _, raw := range b.turnsRaw {
 		if a.typed != nil {
 			var tr TurnRow
-			var rerr error
-			if err := safely(b.idx.DialogID, func() { rerr = turnRowSchema.Reconstruct(&tr, raw) }); err != nil || rerr != nil {
-				return fmt.Errorf("%w: decoding a turn of dialog %q: %v", ErrCorruptOutput, b.idx.DialogID, errors.Join(err, rerr))
+			if err := safely(b.idx.DialogID, badinput.NoRow, func() error { return turnRowSchema.Reconstruct(&tr, raw) }); err != nil {
+				return fmt.Errorf("%w: decoding a turn of dialog %q: %w", ErrCorruptOutput, b.idx.DialogID, err)
 			}
 			if err := a.checkTurn(&tr, b.idx.DialogID); err != nil {
 				return err
@@ -331,18 +333,8 @@ func (a *assembler) abort() {
 }
 
 // removeTempOutputs deletes the temporary output files a killed run left.
-func removeTempOutputs(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		for _, n := range []string{SummaryFile, TurnsFile, DialogsFile, OrdinalsFile} {
-			if strings.HasPrefix(e.Name(), ".tmp-"+n+"-") {
-				os.Remove(filepath.Join(dir, e.Name()))
-			}
-		}
-	}
+func removeTempOutputs(dir string) error {
+	return safefile.RemoveStale(dir, SummaryFile, TurnsFile, DialogsFile, OrdinalsFile)
 }
 
 // removeOutputs deletes the files of a previous run in dir, summary.json

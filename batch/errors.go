@@ -1,10 +1,14 @@
 package batch
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/aem-dev/aem/batch/badinput"
+)
 
 // Sentinel errors returned (wrapped) by Run, ReadRun and Merge; check them
 // with errors.Is. Errors about the golden dataset itself wrap the sentinels
-// of package batch/golden (golden.ErrInvalidInput and friends).
+// of package batch/golden (badinput.ErrInvalid and the sentinels of golden).
 var (
 	// ErrInvalidOptions is wrapped by Options.Validate errors.
 	ErrInvalidOptions = errors.New("invalid batch options")
@@ -31,3 +35,17 @@ var (
 	// be opened or read.
 	ErrUnreadableLocation = errors.New("cannot access location")
 )
+
+// corruptOutput reports a run or checkpoint file that does not decode, at
+// row (badinput.NoRow when not about one).
+func corruptOutput(path string, row int64, problem string, cause error) error {
+	return &badinput.RowError{File: path, Row: row, Problem: problem, Err: cause, Kind: ErrCorruptOutput,
+		Fix: "the file is corrupt or truncated; rerun 'aem run' to rewrite it"}
+}
+
+// safely runs f, turning a panic of the Parquet decoder on corrupt data
+// into a corruptOutput error.
+func safely(path string, row int64, f func() error) error {
+	return badinput.Recover(badinput.RowError{File: path, Row: row, Problem: "cannot decode the file", Kind: ErrCorruptOutput,
+		Fix: "the file is corrupt or truncated; rerun 'aem run' to rewrite it"}, f)
+}

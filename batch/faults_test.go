@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/parquet-go/parquet-go"
 )
@@ -115,7 +117,7 @@ func TestBadInputs(t *testing.T) {
 		name, input string
 		want        error
 	}{
-		{"truncated", truncated, golden.ErrInvalidInput},
+		{"truncated", truncated, badinput.ErrInvalid},
 		{"corrupt pages", corrupt, nil},
 		{"missing columns", missingCol, golden.ErrMissingColumn},
 		{"no such file", filepath.Join(dir, "nope.parquet"), os.ErrNotExist},

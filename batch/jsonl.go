@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -27,6 +29,16 @@ type ShowOptions struct {
 // object per row with the columns in file order. It reads one row group at
 // a time. It returns the number of rows written.
 func WriteJSONLines(ctx context.Context, path string, w io.Writer, opts ShowOptions) (n int, err error) {
+	err = badinput.Recover(badinput.RowError{File: path, Row: badinput.NoRow, Problem: "corrupt Parquet file", Kind: ErrCorruptOutput},
+		func() error {
+			var err error
+			n, err = writeJSONLines(ctx, path, w, opts)
+			return err
+		})
+	return n, err
+}
+
+func writeJSONLines(ctx context.Context, path string, w io.Writer, opts ShowOptions) (n int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -36,11 +48,6 @@ func WriteJSONLines(ctx context.Context, path string, w io.Writer, opts ShowOpti
 	if err != nil {
 		return 0, err
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("reading %s: corrupt Parquet file (%v)", path, r)
-		}
-	}()
 	pf, err := parquet.OpenFile(f, info.Size())
 	if err != nil {
 		return 0, fmt.Errorf("opening %s as Parquet: %w", path, err)

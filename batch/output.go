@@ -1,101 +1,45 @@
 package batch
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/aem-dev/aem/batch/safefile"
 )
 
 // writeWrapper lets tests inject faults (a full disk) into file writes.
 type writeWrapper func(name string, w io.Writer) io.Writer
 
-// tempFile is a file written under a temporary name in its final
-// directory and renamed into place by Commit. Until Commit, nothing with
-// the final name exists; Abort removes the temporary file.
+// tempFile is an atomically written file (safefile) whose writes may
+// pass through a fault-injection wrapper.
 type tempFile struct {
-	f     *os.File
-	w     io.Writer
-	final string
-	done  bool
+	*safefile.File
+	w io.Writer
 }
 
 func createTemp(final string, wrap writeWrapper) (*tempFile, error) {
-	dir, base := filepath.Split(final)
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	f, err := os.OpenFile(filepath.Join(dir, ".tmp-"+base+"-"+hex.EncodeToString(rnd[:])), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := safefile.Create(final)
 	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", final, err)
+		return nil, err
 	}
-	t := &tempFile{f: f, w: f, final: final}
+	t := &tempFile{File: f, w: f}
 	if wrap != nil {
-		t.w = wrap(base, f)
+		t.w = wrap(filepath.Base(final), f)
 	}
 	return t, nil
 }
 
 func (t *tempFile) Write(p []byte) (int, error) { return t.w.Write(p) }
 
-// Commit fsyncs, closes and renames the file, then fsyncs the directory.
-func (t *tempFile) Commit() error {
-	if t.done {
-		return errors.New("tempFile: already closed")
-	}
-	t.done = true
-	name := t.f.Name()
-	if err := t.f.Sync(); err != nil {
-		t.f.Close()
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", t.final, err)
-	}
-	if err := t.f.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", t.final, err)
-	}
-	if err := os.Rename(name, t.final); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("renaming %s into place: %w", t.final, err)
-	}
-	return syncDir(filepath.Dir(t.final))
-}
-
-// Abort closes and removes the temporary file; it is a no-op after Commit.
-func (t *tempFile) Abort() {
-	if t.done {
-		return
-	}
-	t.done = true
-	t.f.Close()
-	os.Remove(t.f.Name())
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("syncing directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing directory %s: %w", dir, err)
-	}
-	return nil
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory, fsynced and renamed into place, then fsyncs the directory:
-// readers see the old file or the whole new one, never a part.
-func WriteFileAtomic(path string, data []byte) error {
-	return writeFileAtomic(path, data, nil)
-}
-
-// writeFileAtomic is WriteFileAtomic with a fault-injection hook.
+// writeFileAtomic is safefile.WriteFile with a fault-injection hook.
 func writeFileAtomic(path string, data []byte, wrap writeWrapper) error {
 	t, err := createTemp(path, wrap)
 	if err != nil {
@@ -159,7 +103,7 @@ func (f *rowFile) flushStage() error {
 		return nil
 	}
 	if _, err := f.w.WriteRows(f.stage); err != nil {
-		return fmt.Errorf("writing %s: %w", f.t.final, err)
+		return fmt.Errorf("writing %s: %w", f.t.Path(), err)
 	}
 	clear(f.stage)
 	f.stage = f.stage[:0]
@@ -174,7 +118,7 @@ func (f *rowFile) Commit() error {
 	}
 	if err := f.w.Close(); err != nil {
 		f.Abort()
-		return fmt.Errorf("writing %s: %w", f.t.final, err)
+		return fmt.Errorf("writing %s: %w", f.t.Path(), err)
 	}
 	f.closed = true
 	return f.t.Commit()
@@ -209,7 +153,7 @@ func createTypedFile[T any](path string, rowGroupSize int, codec compress.Codec,
 
 func (f *typedFile[T]) Write(rows []T) error {
 	if _, err := f.w.Write(rows); err != nil {
-		return fmt.Errorf("writing %s: %w", f.t.final, err)
+		return fmt.Errorf("writing %s: %w", f.t.Path(), err)
 	}
 	return nil
 }
@@ -217,7 +161,7 @@ func (f *typedFile[T]) Write(rows []T) error {
 func (f *typedFile[T]) Commit() error {
 	if err := f.w.Close(); err != nil {
 		f.Abort()
-		return fmt.Errorf("writing %s: %w", f.t.final, err)
+		return fmt.Errorf("writing %s: %w", f.t.Path(), err)
 	}
 	f.closed = true
 	return f.t.Commit()
@@ -237,26 +181,27 @@ type parquetFile struct {
 
 // openParquet opens a Parquet file, turning panics of the decoder on
 // corrupt data into errors.
-func openParquet(path string) (_ *parquetFile, err error) {
+func openParquet(path string) (*parquetFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %s: %v", ErrCorruptOutput, path, r)
-		}
-		if err != nil {
-			f.Close()
-		}
-	}()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
+	var pf *parquet.File
+	err = safely(path, badinput.NoRow, func() error {
+		pf, err = parquet.OpenFile(f, st.Size())
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptOutput, path, err)
+		f.Close()
+		if !errors.Is(err, ErrCorruptOutput) {
+			err = corruptOutput(path, badinput.NoRow, "not a readable Parquet file", err)
+		}
+		return nil, err
 	}
 	return &parquetFile{path: path, f: f, pf: pf}, nil
 }
@@ -279,11 +224,14 @@ func newRowIter(p *parquetFile) *rowIter {
 
 // Next returns the next row (a copy the caller owns) or io.EOF.
 func (it *rowIter) Next() (row parquet.Row, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %s: row %d: %v", ErrCorruptOutput, it.p.path, it.index, r)
-		}
-	}()
+	err = safely(it.p.path, it.index, func() error {
+		row, err = it.next()
+		return err
+	})
+	return row, err
+}
+
+func (it *rowIter) next() (parquet.Row, error) {
 	for it.i == it.n {
 		if it.rows == nil {
 			groups := it.p.pf.RowGroups()
@@ -297,13 +245,13 @@ func (it *rowIter) Next() (row parquet.Row, err error) {
 		it.i, it.n = 0, n
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("%w: %s: row %d: %v", ErrCorruptOutput, it.p.path, it.index, err)
+				return nil, corruptOutput(it.p.path, it.index, "cannot read the row", err)
 			}
 			it.rows.Close()
 			it.rows = nil
 		}
 	}
-	row = it.buf[it.i].Clone()
+	row := it.buf[it.i].Clone()
 	it.i++
 	it.index++
 	return row, nil

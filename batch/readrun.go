@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/parquet-go/parquet-go"
 	"gocloud.dev/blob"
 )
@@ -200,7 +202,7 @@ func readRows[T any](ctx context.Context, path string) iter.Seq2[T, error] {
 		}
 		defer p.Close()
 		var rd *parquet.GenericReader[T]
-		if err := safely(path, func() { rd = parquet.NewGenericReader[T](p.pf) }); err != nil {
+		if err := safely(path, badinput.NoRow, func() error { rd = parquet.NewGenericReader[T](p.pf); return nil }); err != nil {
 			yield(zero, err)
 			return
 		}
@@ -214,7 +216,7 @@ func readRows[T any](ctx context.Context, path string) iter.Seq2[T, error] {
 			}
 			var n int
 			var rerr error
-			if err := safely(path, func() { n, rerr = rd.Read(buf) }); err != nil {
+			if err := safely(path, row, func() error { n, rerr = rd.Read(buf); return nil }); err != nil {
 				yield(zero, err)
 				return
 			}
@@ -228,22 +230,10 @@ func readRows[T any](ctx context.Context, path string) iter.Seq2[T, error] {
 				return
 			}
 			if rerr != nil {
-				yield(zero, fmt.Errorf("%w: %s: row %d: %v", ErrCorruptOutput, path, row, rerr))
+				yield(zero, corruptOutput(path, row, "cannot read the row", rerr))
 				return
 			}
 			clear(buf)
 		}
 	}
-}
-
-// safely runs f, turning a panic of the Parquet decoder on corrupt data
-// into an error.
-func safely(path string, f func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %s: %v", ErrCorruptOutput, path, r)
-		}
-	}()
-	f()
-	return nil
 }

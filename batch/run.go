@@ -2,8 +2,6 @@ package batch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/parquet-go/parquet-go"
 	"golang.org/x/sync/errgroup"
@@ -165,7 +164,9 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 		}
 	}
 	st.m = m
-	removeTempOutputs(outDir)
+	if err := removeTempOutputs(outDir); err != nil {
+		return nil, err
+	}
 	defer func() {
 		// A run that fails before its first checkpoint leaves nothing to resume.
 		if err != nil && len(st.m.Parts) == 0 {
@@ -217,7 +218,7 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 	if err := os.RemoveAll(st.ckptDir); err != nil {
 		return nil, fmt.Errorf("removing checkpoint: %w", err)
 	}
-	if err := syncDir(outDir); err != nil {
+	if err := safefile.SyncDir(outDir); err != nil {
 		return nil, err
 	}
 	if outLoc.remote() {
@@ -299,11 +300,12 @@ func openSource(ctx context.Context, o Options) (Source, string, int64, func(), 
 		}
 		cleanup = func() { os.Remove(path) }
 	}
-	fp, err := hashFile(path)
+	fp, err := safefile.SHA256(path)
 	if err != nil {
 		cleanup()
 		return nil, "", 0, nil, fmt.Errorf("reading input %s: %w", o.Input, err)
 	}
+	fp = "sha256:" + fp
 	r, err := golden.Open(ctx, path, o.ReadOptions)
 	if err != nil {
 		cleanup()
@@ -317,19 +319,6 @@ func openSource(ctx context.Context, o Options) (Source, string, int64, func(), 
 		}
 	}
 	return r, fp, total, cleanup, nil
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // pipeline runs reader -> workers -> writer and leaves every judged dialog

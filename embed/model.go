@@ -1,16 +1,15 @@
 package embed
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/aem-dev/aem/batch/safefile"
 )
 
 // Pooling is how token-level model outputs become one vector per string.
@@ -141,7 +140,7 @@ func loadModelInfo(dir, source string) (*ModelInfo, error) {
 	if info.WeightsPath == "" {
 		return nil, fmt.Errorf("%w: no model.onnx (or onnx/model.onnx) in %s; %s", ErrModelMissing, dir, fix)
 	}
-	sum, err := fileSHA256(info.WeightsPath)
+	sum, err := safefile.SHA256(info.WeightsPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: weights file %s does not exist; %s", ErrModelMissing, info.WeightsPath, fix)
@@ -175,7 +174,7 @@ func loadModelInfo(dir, source string) (*ModelInfo, error) {
 			info.TokenizerPath = alt
 		}
 	}
-	tsum, err := fileSHA256(info.TokenizerPath)
+	tsum, err := safefile.SHA256(info.TokenizerPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s does not exist; a model directory needs its tokenizer.json; %s", ErrModelMissing, info.TokenizerPath, fix)
@@ -331,17 +330,4 @@ func parsePoolingConfig(b []byte) (Pooling, error) {
 		return modes[0], nil
 	}
 	return "", fmt.Errorf("%d pooling modes are enabled together (%v); concatenated pooling is not supported", len(modes), modes)
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/safefile"
+
 	"github.com/aem-dev/aem/models/onnxpb"
 )
 
@@ -158,7 +160,7 @@ func TestModelIDAndManifest(t *testing.T) {
 	dir := writeModelDir(t, pooledModel(), "unigram", map[string]string{
 		ManifestFile: `{"name":"tiny-use","max_tokens":5,"dim":3,"output":"embedding","pooling":"none","future_field":1}`,
 	})
-	sum, err := fileSHA256(filepath.Join(dir, "model.onnx"))
+	sum, err := safefile.SHA256(filepath.Join(dir, "model.onnx"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/aem-dev/aem/batch/safefile"
 )
 
 // File names inside a model directory.
@@ -54,7 +56,7 @@ func ConvertUseLite(ctx context.Context, srcDir, outDir string, opts ConvertOpti
 		name string
 		data []byte
 	}{{ModelFile, art.Model}, {TokenizerFile, art.Tokenizer}, {ManifestFile, art.ManifestJSON}} {
-		if err := writeFileAtomic(filepath.Join(outDir, f.name), f.data); err != nil {
+		if err := safefile.WriteFile(filepath.Join(outDir, f.name), f.data); err != nil {
 			return Manifest{}, err
 		}
 	}
@@ -177,38 +179,4 @@ func useLiteTokenizerJSON(vocab []vocabEntry) ([]byte, error) {
 		return nil, fmt.Errorf("encoding tokenizer.json: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// writeFileAtomic writes data to path via a temporary file, fsync and rename, then
-// fsyncs the directory.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
 }

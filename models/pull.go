@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/aem-dev/aem/batch/safefile"
+
 	"github.com/gomlx/go-huggingface/hub"
 	"github.com/knights-analytics/hugot"
 )
@@ -126,7 +128,7 @@ func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, e
 	if err != nil {
 		return Manifest{}, err
 	}
-	if err := writeFileAtomic(filepath.Join(got, ManifestFile), b); err != nil {
+	if err := safefile.WriteFile(filepath.Join(got, ManifestFile), b); err != nil {
 		return Manifest{}, err
 	}
 	if opts.Force {

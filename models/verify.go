@@ -2,15 +2,16 @@ package models
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/aem-dev/aem/batch/safefile"
 
 	"github.com/aem-dev/aem/models/onnxpb"
 )
@@ -300,18 +301,12 @@ func checkTokenizer(path string) error {
 	return nil
 }
 
+// fileSHA256 is safefile.SHA256 with a missing file reported as
+// ErrMissingFile.
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	sum, err := safefile.SHA256(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s: %w", path, ErrMissingFile)
 	}
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hashing %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, err
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/aem-dev/aem/batch"
@@ -411,12 +413,16 @@ func TestBadRunDirs(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
-			var re *RunError
-			if !errors.As(err, &re) {
-				t.Fatalf("err %T is not a *RunError", err)
+			var re *badinput.RowError
+			if !errors.As(err, &re) || !errors.Is(err, badinput.ErrInvalid) {
+				t.Fatalf("err %T is not a *badinput.RowError", err)
 			}
-			if re.File != tt.file || re.Row != tt.row || re.Column != tt.column {
-				t.Errorf("RunError file %q row %d column %q, want %q %d %q (%v)", re.File, re.Row, re.Column, tt.file, tt.row, tt.column, err)
+			wantFile := filepath.Clean(dir)
+			if tt.file != "" {
+				wantFile = filepath.Join(dir, tt.file)
+			}
+			if re.File != wantFile || re.Row != tt.row || re.Field != tt.column {
+				t.Errorf("RowError file %q row %d field %q, want %q %d %q (%v)", re.File, re.Row, re.Field, wantFile, tt.row, tt.column, err)
 			}
 			if tt.want == ErrCorruptFile && tt.row < 0 && tt.column == "" && !errors.Is(err, batch.ErrCorruptOutput) {
 				t.Errorf("err %v does not match batch.ErrCorruptOutput", err)

@@ -2,10 +2,14 @@ package compareio
 
 import (
 	"errors"
-	"fmt"
+	"path/filepath"
+
+	"github.com/aem-dev/aem/batch/badinput"
 )
 
-// Sentinel errors, matched with errors.Is through *RunError.
+// Sentinel errors. ReadRun's errors about a run directory are
+// *badinput.RowError values (File is the directory, or the run file inside
+// it) wrapping badinput.ErrInvalid and one of these.
 var (
 	// ErrNotRunDir means the path does not exist or is not a directory.
 	ErrNotRunDir = errors.New("not a run directory")
@@ -17,34 +21,13 @@ var (
 	ErrCorruptFile = errors.New("corrupt run file")
 )
 
-// RunError is a problem with one file of a run directory.
-type RunError struct {
-	Dir    string
-	File   string // file name inside Dir; "" for the directory itself
-	Row    int64  // 0-based row of a Parquet file; -1 when not about a row
-	Column string // column or JSON field; "" when not about one
-	Err    error  // one of the sentinels above, possibly wrapping the cause
-	Fix    string // what to do about it
+// runError reports a problem with file (a name inside dir; "" for the
+// directory itself) at row (badinput.NoRow when not about one) and field.
+func runError(dir, file string, row int64, field string, kind error, problem string, cause error, fix string) error {
+	if file != "" {
+		file = filepath.Join(dir, file)
+	} else {
+		file = dir
+	}
+	return &badinput.RowError{File: file, Row: row, Field: field, Problem: problem, Fix: fix, Kind: kind, Err: cause}
 }
-
-// Error describes the problem and how to fix it.
-func (e *RunError) Error() string {
-	s := e.Dir
-	if e.File != "" {
-		s += "/" + e.File
-	}
-	if e.Row >= 0 {
-		s += fmt.Sprintf(": row %d", e.Row)
-	}
-	if e.Column != "" {
-		s += fmt.Sprintf(": column %s", e.Column)
-	}
-	s += ": " + e.Err.Error()
-	if e.Fix != "" {
-		s += " (" + e.Fix + ")"
-	}
-	return s
-}
-
-// Unwrap returns the sentinel-wrapping cause.
-func (e *RunError) Unwrap() error { return e.Err }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/compare"
@@ -40,25 +42,22 @@ func ReadRuns(ctx context.Context, dirs []string) ([]compare.Run, error) {
 
 // ReadRun reads a run directory written by `aem run`: a local path, or a
 // blob URL (s3://, gs://, ...) that batch.ReadRun can open. Errors are
-// *RunError values wrapping ErrNotRunDir, ErrMissingFile or ErrCorruptFile
-// (and, for problems batch.ReadRun finds, its sentinel too); a cancelled
-// context is returned as is.
+// *badinput.RowError values wrapping ErrNotRunDir, ErrMissingFile or
+// ErrCorruptFile (and, for problems batch.ReadRun finds, its sentinel too);
+// a cancelled context is returned as is.
 func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
 	if !strings.Contains(dir, "://") {
 		// Check local directories up front to name the missing file.
 		dir = filepath.Clean(dir)
 		info, err := os.Stat(dir)
 		if err != nil || !info.IsDir() {
-			cause := ErrNotRunDir
-			if err != nil {
-				cause = fmt.Errorf("%w: %v", ErrNotRunDir, err)
-			}
-			return compare.Run{}, &RunError{Dir: dir, Row: -1, Err: cause, Fix: "pass a directory written by 'aem run -o DIR'"}
+			return compare.Run{}, runError(dir, "", badinput.NoRow, "", ErrNotRunDir, "not a run directory", err,
+				"pass a directory written by 'aem run -o DIR'")
 		}
 		for _, f := range []string{batch.SummaryFile, batch.TurnsFile, batch.DialogsFile} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-				return compare.Run{}, &RunError{Dir: dir, File: f, Row: -1, Err: fmt.Errorf("%w: %v", ErrMissingFile, err),
-					Fix: "the run did not finish or the directory is not a run; " + rerunFix}
+				return compare.Run{}, runError(dir, f, badinput.NoRow, "", ErrMissingFile, "missing", err,
+					"the run did not finish or the directory is not a run; "+rerunFix)
 			}
 		}
 	}
@@ -69,8 +68,8 @@ func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
 	defer rd.Close()
 	sum := rd.Summary
 	if sum.Scorer == "" {
-		return compare.Run{}, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1, Column: "scorer",
-			Err: fmt.Errorf("%w: the summary names no scorer", ErrCorruptFile), Fix: rerunFix}
+		return compare.Run{}, runError(dir, batch.SummaryFile, badinput.NoRow, "scorer", ErrCorruptFile,
+			"the summary names no scorer", nil, rerunFix)
 	}
 	ident, err := identity(dir, sum)
 	if err != nil {
@@ -84,8 +83,7 @@ func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
 		}
 		t, prob := turnFromRow(&tr)
 		if prob != nil {
-			return compare.Run{}, &RunError{Dir: dir, File: batch.TurnsFile, Row: row, Column: prob.column,
-				Err: fmt.Errorf("%w: %s", ErrCorruptFile, prob.problem), Fix: rerunFix}
+			return compare.Run{}, runError(dir, batch.TurnsFile, row, prob.column, ErrCorruptFile, prob.problem, nil, rerunFix)
 		}
 		run.Turns = append(run.Turns, t)
 		row++
@@ -99,8 +97,9 @@ func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
 	return run, nil
 }
 
-// wrapBatchError turns an error of batch.ReadRun into a *RunError that
-// matches both this package's sentinel and batch's.
+// wrapBatchError turns an error of batch.ReadRun into a
+// *badinput.RowError that matches both this package's sentinel and
+// batch's.
 func wrapBatchError(dir string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
@@ -112,14 +111,8 @@ func wrapBatchError(dir string, err error) error {
 	case errors.Is(err, batch.ErrUnreadableLocation):
 		sentinel = ErrNotRunDir
 	}
-	return &RunError{Dir: dir, File: fileNamed(err.Error()), Row: -1, Err: alsoIs{sentinel, err}, Fix: rerunFix}
+	return runError(dir, fileNamed(err.Error()), badinput.NoRow, "", sentinel, "", err, rerunFix)
 }
-
-// alsoIs is err, printed as is, that also matches sentinel.
-type alsoIs struct{ sentinel, err error }
-
-func (a alsoIs) Error() string   { return a.err.Error() }
-func (a alsoIs) Unwrap() []error { return []error{a.sentinel, a.err} }
 
 // fileNamed returns the run file a message names first, or "".
 func fileNamed(msg string) string {
@@ -138,7 +131,7 @@ func identity(dir string, s *batch.Summary) (compare.Identity, error) {
 	th.Model, th.Source = "", "" // informative only
 	b, err := json.Marshal(th)
 	if err != nil {
-		return compare.Identity{}, &RunError{Dir: dir, File: batch.SummaryFile, Row: -1, Column: "thresholds", Err: fmt.Errorf("%w: %v", ErrCorruptFile, err)}
+		return compare.Identity{}, runError(dir, batch.SummaryFile, badinput.NoRow, "thresholds", ErrCorruptFile, "cannot encode the thresholds", err, rerunFix)
 	}
 	// Metric settings that change verdicts; the column mapping and the
 	// shard do not.

@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics/compare"
 )
 
@@ -155,7 +156,7 @@ func WriteReport(ctx context.Context, dir string, rep *compare.Report) error {
 		if err := f.write(&buf, rep); err != nil {
 			return fmt.Errorf("rendering %s: %w", f.name, err)
 		}
-		if err := batch.WriteFileAtomic(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
+		if err := safefile.WriteFile(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
 			return err
 		}
 	}

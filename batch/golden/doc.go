@@ -73,7 +73,7 @@
 // SpillDir, removed by Close), yielding dialogs in the order of their first
 // row in the file. Memory then holds one run plus a map of 64-bit id hashes
 // (about 40 bytes per dialog). With RequireSorted the reader returns an
-// *UnsortedError naming both rows instead.
+// error wrapping ErrUnsorted naming both rows instead.
 //
 // # JSON input
 //
@@ -100,11 +100,15 @@
 //
 // # Errors
 //
-// Every error caused by the data wraps ErrInvalidInput: *RowError (file,
-// row or line, column, problem, fix) for bad rows, *ColumnError for schema
-// problems, *UnsortedError, and ErrCorrupt for files that cannot be decoded
-// (a panic inside parquet-go is recovered and reported as corruption of the
-// named file). I/O errors and context cancellation are returned as they are.
+// Every error caused by the data is a *badinput.RowError (file, row, line,
+// field, problem, fix) wrapping badinput.ErrInvalid and one of: ErrInvalidRow
+// for a bad row, ErrMissingColumn for schema problems, ErrUnsorted, and
+// ErrCorrupt for files that cannot be decoded (a panic inside parquet-go is
+// recovered and reported as corruption of the named file). A Parquet row and
+// an element of a JSON array of turns are located by Row (0-based, DuckDB's
+// file_row_number); a turn inside a JSON dialog object by Line and a JSON
+// path in Field ("turns[2].gold_turn.args"). I/O errors and context
+// cancellation are returned as they are.
 //
 // # Extras
 //

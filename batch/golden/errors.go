@@ -4,144 +4,89 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/aem-dev/aem/batch/badinput"
 )
 
-// Sentinel errors. Every error about the content of an input file wraps
-// ErrInvalidInput (check with errors.Is), so the CLI can map them all to
-// exit status 3; the more specific sentinels below say what kind it is.
+// Sentinel errors. Every error about the content of an input file is a
+// *badinput.RowError, wraps badinput.ErrInvalid (exit status 3) and one of
+// the sentinels below, which say what kind of problem it is (check with
+// errors.Is).
 var (
-	// ErrInvalidInput is wrapped by every error caused by the input data
-	// rather than by the environment (I/O, cancellation).
-	ErrInvalidInput = errors.New("invalid input")
-	// ErrInvalidRow is wrapped by *RowError: one row (or JSON turn) is bad.
+	// ErrInvalidRow: one row (or JSON turn or dialog) is bad.
 	ErrInvalidRow = errors.New("invalid row")
-	// ErrMissingColumn is wrapped by *ColumnError when required columns are
-	// absent or have an unusable type.
+	// ErrMissingColumn: required columns are absent or have an unusable
+	// type.
 	ErrMissingColumn = errors.New("missing or unusable column")
-	// ErrUnsorted is returned when ReadOptions.RequireSorted is set and a
-	// dialog's rows are not contiguous in the input.
+	// ErrUnsorted: ReadOptions.RequireSorted is set and a dialog's rows are
+	// not contiguous in the input.
 	ErrUnsorted = errors.New("input not grouped by dialog_id")
-	// ErrCorrupt is wrapped when a Parquet file cannot be decoded (truncated,
-	// bad footer, bad page) or a JSON file is not valid JSON.
+	// ErrCorrupt: a Parquet file cannot be decoded (truncated, bad footer,
+	// bad page) or a JSON file is not valid JSON.
 	ErrCorrupt = errors.New("corrupt or truncated file")
-	// ErrBadMapping is wrapped by errors from ParseMapping and by mappings
-	// that do not fit the file (a mapped column that does not exist).
+	// ErrBadMapping is wrapped by errors from ParseMapping (a usage error,
+	// not bad input).
 	ErrBadMapping = errors.New("bad column mapping")
 )
 
-// RowError reports one bad input row: which file, where, which column and
-// what is wrong, plus how to fix it. It wraps ErrInvalidRow and
-// ErrInvalidInput.
-//
-// Row is the 0-based row index in a Parquet file (DuckDB's file_row_number),
-// or the 0-based index of the turn in a JSON array / in a JSONL line's
-// "turns" array. Line is the 1-based line in a JSON or JSONL file (0 for
-// Parquet).
-type RowError struct {
-	File    string
-	Row     int64
-	Line    int
-	Column  string // canonical column or JSON field (e.g. "gold_turn.args"); may be empty
-	Problem string
-	Fix     string
-	Err     error // underlying cause (a JSON error, say); may be nil
+// rowError reports a bad row (or JSON turn or dialog): see
+// badinput.RowError for how row, line and field locate it.
+func rowError(file string, row int64, line int, field, problem, fix string, cause error) error {
+	return &badinput.RowError{File: file, Row: row, Line: line, Field: field, Problem: problem, Fix: fix,
+		Kind: ErrInvalidRow, Err: cause}
 }
 
-// Error formats the error as
-// "FILE: row N, column C: PROBLEM (fix: FIX)".
-func (e *RowError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	b.WriteString(": ")
-	if e.Line > 0 {
-		fmt.Fprintf(&b, "line %d", e.Line)
-		if e.Row >= 0 {
-			fmt.Fprintf(&b, ", turn %d", e.Row)
+// err reports a problem with field of this turn. A turn of a JSON dialog
+// object is located by line and JSON path ("turns[2].gold_turn.args"); a
+// Parquet row or an element of a JSON array of turns by its row.
+func (rec *turnRec) err(file, field, problem, fix string, cause error) error {
+	if rec.jsonPath != "" {
+		path := rec.jsonPath
+		if field != "" {
+			path += "." + field
 		}
-	} else {
-		fmt.Fprintf(&b, "row %d", e.Row)
+		return rowError(file, badinput.NoRow, rec.line, path, problem, fix, cause)
 	}
-	if e.Column != "" {
-		fmt.Fprintf(&b, ", column %s", e.Column)
+	return rowError(file, rec.row, rec.line, field, problem, fix, cause)
+}
+
+// where names the turn in another turn's message: "row 3" or "turns[3]".
+func (rec *turnRec) where() string {
+	if rec.jsonPath != "" {
+		return rec.jsonPath
 	}
-	b.WriteString(": ")
-	b.WriteString(e.Problem)
-	if e.Err != nil {
-		fmt.Fprintf(&b, ": %v", e.Err)
+	return fmt.Sprintf("row %d", rec.row)
+}
+
+// columnError reports required columns the file lacks (missing) or another
+// schema problem (problem), listing the columns the file has.
+func columnError(file string, present, missing []string, problem, fix string) error {
+	if len(missing) > 0 {
+		problem = "missing required column(s) " + strings.Join(missing, ", ")
 	}
-	if e.Fix != "" {
-		fmt.Fprintf(&b, " (fix: %s)", e.Fix)
-	}
-	return b.String()
+	return &badinput.RowError{File: file, Row: badinput.NoRow, Field: strings.Join(missing, ", "),
+		Problem: problem + "; the file has columns: " + strings.Join(present, ", "), Fix: fix, Kind: ErrMissingColumn}
 }
 
-// Unwrap returns the sentinels and the underlying cause.
-func (e *RowError) Unwrap() []error {
-	errs := []error{ErrInvalidRow, ErrInvalidInput}
-	if e.Err != nil {
-		errs = append(errs, e.Err)
-	}
-	return errs
+// unsortedError reports a dialog whose rows are not contiguous, when
+// ReadOptions.RequireSorted is set.
+func unsortedError(file, dialogID string, firstRow, row int64) error {
+	return &badinput.RowError{File: file, Row: row, Field: ColDialogID,
+		Problem: fmt.Sprintf("dialog_id %q appears again after other dialogs (its earlier rows end at row %d); input must be grouped by dialog_id", dialogID, firstRow),
+		Fix:     "sort the file by dialog_id, or drop --require-sorted to let aem group it on disk",
+		Kind:    ErrUnsorted}
 }
 
-// ColumnError reports required columns that a file lacks or whose type
-// cannot be read. It wraps ErrMissingColumn and ErrInvalidInput.
-type ColumnError struct {
-	File    string
-	Missing []string // canonical names (with the mapped name when mapped)
-	Present []string // top-level columns the file has
-	Problem string   // set instead of Missing for a column of the wrong type
-	Fix     string
+// corrupt reports a file that cannot be decoded; line is the 1-based line
+// of a JSON syntax error (0 when unknown).
+func corrupt(file string, line int, what string, cause error) error {
+	return &badinput.RowError{File: file, Row: badinput.NoRow, Line: line, Problem: what, Err: cause,
+		Fix: "the file is corrupt, truncated or not a Parquet/JSON golden dataset", Kind: ErrCorrupt}
 }
 
-// Error names the file, the missing columns, the columns present and the fix.
-func (e *ColumnError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	b.WriteString(": ")
-	if len(e.Missing) > 0 {
-		fmt.Fprintf(&b, "missing required column(s) %s", strings.Join(e.Missing, ", "))
-	} else {
-		b.WriteString(e.Problem)
-	}
-	fmt.Fprintf(&b, "; the file has columns: %s", strings.Join(e.Present, ", "))
-	if e.Fix != "" {
-		fmt.Fprintf(&b, " (fix: %s)", e.Fix)
-	}
-	return b.String()
+// safely runs f, turning a panic inside parquet-go into an error naming the
+// file.
+func safely(path, what string, f func() error) error {
+	return badinput.Recover(badinput.RowError{File: path, Row: badinput.NoRow, Problem: what,
+		Fix: "the file is corrupt or truncated", Kind: ErrCorrupt}, f)
 }
-
-// Unwrap returns ErrMissingColumn and ErrInvalidInput.
-func (e *ColumnError) Unwrap() []error { return []error{ErrMissingColumn, ErrInvalidInput} }
-
-// UnsortedError reports a dialog whose rows are not contiguous, when
-// ReadOptions.RequireSorted is set. It wraps ErrUnsorted and ErrInvalidInput.
-type UnsortedError struct {
-	File     string
-	DialogID string
-	FirstRow int64 // last row of the dialog's earlier run of rows
-	Row      int64 // the row where the dialog appears again
-}
-
-// Error names both places and the fix.
-func (e *UnsortedError) Error() string {
-	return fmt.Sprintf("%s: row %d: dialog_id %q appears again after other dialogs (its earlier rows end at row %d); "+
-		"input must be grouped by dialog_id (fix: sort the file by dialog_id, or drop --require-sorted to let aem group it on disk)",
-		e.File, e.Row, e.DialogID, e.FirstRow)
-}
-
-// Unwrap returns ErrUnsorted and ErrInvalidInput.
-func (e *UnsortedError) Unwrap() []error { return []error{ErrUnsorted, ErrInvalidInput} }
-
-// corruptError wraps a decoding failure of a whole file.
-type corruptError struct {
-	File string
-	What string
-	Err  error
-}
-
-func (e *corruptError) Error() string {
-	return fmt.Sprintf("%s: %s: %v (the file is corrupt, truncated or not a Parquet/JSON golden dataset)", e.File, e.What, e.Err)
-}
-
-func (e *corruptError) Unwrap() []error { return []error{ErrCorrupt, ErrInvalidInput, e.Err} }

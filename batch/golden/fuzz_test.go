@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/aem-dev/aem/metrics"
 	"github.com/google/go-cmp/cmp"
 )
@@ -65,8 +67,8 @@ func FuzzJSONImport(f *testing.F) {
 		}
 		r := &Reader{path: "fuzz.jsonl", format: format}
 		if err := r.openJSON(bytes.NewReader(data), format); err != nil {
-			if !errors.Is(err, ErrInvalidInput) {
-				t.Fatalf("Open: error not ErrInvalidInput: %v", err)
+			if !errors.Is(err, badinput.ErrInvalid) {
+				t.Fatalf("Open: error not badinput.ErrInvalid: %v", err)
 			}
 			return
 		}
@@ -77,8 +79,8 @@ func FuzzJSONImport(f *testing.F) {
 				return
 			}
 			if err != nil {
-				if !errors.Is(err, ErrInvalidInput) {
-					t.Fatalf("Next: error not ErrInvalidInput: %v", err)
+				if !errors.Is(err, badinput.ErrInvalid) {
+					t.Fatalf("Next: error not badinput.ErrInvalid: %v", err)
 				}
 				return
 			}

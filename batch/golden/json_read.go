@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
 )
 
@@ -160,13 +161,13 @@ func (s *jsonSource) readValue() (json.RawMessage, int64, error) {
 
 func (s *jsonSource) syntaxErr(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &corruptError{File: s.path, What: "reading JSON", Err: errors.New("unexpected end of file (truncated JSON?)")}
+		return corrupt(s.path, 0, "reading JSON", errors.New("unexpected end of file (truncated JSON?)"))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &corruptError{File: s.path, What: fmt.Sprintf("line %d", s.lc.lineAt(se.Offset)), Err: err}
+		return corrupt(s.path, s.lc.lineAt(se.Offset), "invalid JSON", err)
 	}
-	return &corruptError{File: s.path, What: "reading JSON", Err: err}
+	return corrupt(s.path, 0, "reading JSON", err)
 }
 
 func (s *jsonSource) expectEnd() error {
@@ -219,7 +220,7 @@ func (s *jsonSource) nextLine(ctx context.Context) (Dialog, error) {
 
 func (s *jsonSource) parseDialog(raw json.RawMessage, line int) (Dialog, error) {
 	bad := func(field, problem, fix string, err error) (Dialog, error) {
-		return Dialog{}, &RowError{File: s.path, Line: line, Row: -1, Column: field, Problem: problem, Fix: fix, Err: err}
+		return Dialog{}, rowError(s.path, badinput.NoRow, line, field, problem, fix, err)
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
@@ -268,14 +269,17 @@ type jsonSide struct {
 // parseTurn decodes one turn object; dialog is its dialog object (nil for
 // an array of turns), for the dialog-level extra columns.
 func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMessage, dialogID string, idx, line int) (turnRec, error) {
+	rec := turnRec{row: int64(idx), line: line}
+	if dialog != nil {
+		rec.jsonPath = fmt.Sprintf("turns[%d]", idx)
+	}
 	bad := func(field, problem, fix string, err error) (turnRec, error) {
-		return turnRec{}, &RowError{File: s.path, Line: line, Row: int64(idx), Column: field, Problem: problem, Fix: fix, Err: err}
+		return turnRec{}, rec.err(s.path, field, problem, fix, err)
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return bad("", "a turn must be a JSON object", `write {"turn_no": 1, "turn": "Agent", "gold_turn": {...}, "predict_turn": {...}}`, nil)
 	}
-	rec := turnRec{row: int64(idx), line: line}
 	t := &rec.turn
 	t.DialogID = dialogID
 

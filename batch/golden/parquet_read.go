@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/parquet-go/parquet-go"
 )
@@ -50,16 +51,6 @@ type parquetSource struct {
 	vals  [][]parquet.Value // per leaf, values of the current row
 }
 
-// safely runs f, turning a panic inside parquet-go into an error naming the file.
-func safely(path, what string, f func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &corruptError{File: path, What: what, Err: fmt.Errorf("parquet decoder failed: %v", p)}
-		}
-	}()
-	return f()
-}
-
 func (r *Reader) openParquet(ctx context.Context, f *os.File, opts ReadOptions) error {
 	st, err := f.Stat()
 	if err != nil {
@@ -72,11 +63,10 @@ func (r *Reader) openParquet(ctx context.Context, f *os.File, opts ReadOptions) 
 		return err
 	})
 	if err != nil {
-		var ce *corruptError
-		if errors.As(err, &ce) {
+		if errors.Is(err, ErrCorrupt) {
 			return err
 		}
-		return &corruptError{File: r.path, What: "reading the Parquet footer", Err: err}
+		return corrupt(r.path, 0, "reading the Parquet footer", err)
 	}
 	r.numRows = pf.NumRows()
 	src := &parquetSource{path: r.path, file: pf, opts: opts}
@@ -93,7 +83,7 @@ func (r *Reader) openParquet(ctx context.Context, f *os.File, opts ReadOptions) 
 		return nil
 	}
 	if opts.RequireSorted {
-		return &UnsortedError{File: r.path, DialogID: unsorted.DialogID, FirstRow: unsorted.FirstRow, Row: unsorted.Row}
+		return unsortedError(r.path, unsorted.DialogID, unsorted.FirstRow, unsorted.Row)
 	}
 	r.unsorted = unsorted
 	opts.Hook.UnsortedFallback(*unsorted)
@@ -140,9 +130,8 @@ func (s *parquetSource) resolve(r *Reader) error {
 		}
 	}
 	if len(badMap) > 0 {
-		return &ColumnError{File: s.path, Present: present,
-			Problem: fmt.Sprintf("--map names column(s) the file does not have: %s", strings.Join(badMap, ", ")),
-			Fix:     "map to one of the file's columns"}
+		return columnError(s.path, present, nil, fmt.Sprintf("--map names column(s) the file does not have: %s", strings.Join(badMap, ", ")),
+			"map to one of the file's columns")
 	}
 
 	var missing []string
@@ -157,8 +146,7 @@ func (s *parquetSource) resolve(r *Reader) error {
 		}
 	}
 	if len(missing) > 0 {
-		return &ColumnError{File: s.path, Missing: missing, Present: present,
-			Fix: "rename the columns, or map them with --map CANONICAL=YOUR_COLUMN,... (e.g. --map gold_args=expected_arguments)"}
+		return columnError(s.path, present, missing, "", "rename the columns, or map them with --map CANONICAL=YOUR_COLUMN,... (e.g. --map gold_args=expected_arguments)")
 	}
 
 	used := map[int]string{} // field index -> canonical name
@@ -169,17 +157,15 @@ func (s *parquetSource) resolve(r *Reader) error {
 			continue
 		}
 		if other, dup := used[fi]; dup {
-			return &ColumnError{File: s.path, Present: present,
-				Problem: fmt.Sprintf("column %q would feed both %s and %s", src, other, c.name),
-				Fix:     fmt.Sprintf("map %s to a column of its own with --map %s=COLUMN", c.name, c.name)}
+			return columnError(s.path, present, nil, fmt.Sprintf("column %q would feed both %s and %s", src, other, c.name),
+				fmt.Sprintf("map %s to a column of its own with --map %s=COLUMN", c.name, c.name))
 		}
 		used[fi] = c.name
 		f := fields[fi]
 		kind, err := checkColumnType(f, c.kind)
 		if err != nil {
-			return &ColumnError{File: s.path, Present: present,
-				Problem: fmt.Sprintf("column %q (for %s) %v, want %s", src, c.name, err, c.kind),
-				Fix:     fmt.Sprintf("cast the column to %s, or map %s to another column with --map %s=COLUMN", c.kind, c.name, c.name)}
+			return columnError(s.path, present, nil, fmt.Sprintf("column %q (for %s) %v, want %s", src, c.name, err, c.kind),
+				fmt.Sprintf("cast the column to %s, or map %s to another column with --map %s=COLUMN", c.kind, c.name, c.name))
 		}
 		s.canon[slot] = canonCol{present: true, leaf: firstLeaf[fi], kind: kind, optional: f.Optional()}
 		s.leafs[firstLeaf[fi]].slot = slot
@@ -310,14 +296,12 @@ func (s *parquetSource) detect(ctx context.Context) (*dialogSpans, *UnsortedInfo
 					for _, v := range buf[:n] {
 						if v.IsNull() {
 							parquet.Release(p)
-							return &RowError{File: s.path, Row: row, Column: ColDialogID, Problem: "dialog_id is null",
-								Fix: "give every row a non-empty dialog_id"}
+							return rowError(s.path, row, 0, ColDialogID, "dialog_id is null", "give every row a non-empty dialog_id", nil)
 						}
 						idBuf = appendID(idBuf[:0], v)
 						if len(idBuf) == 0 {
 							parquet.Release(p)
-							return &RowError{File: s.path, Row: row, Column: ColDialogID, Problem: "dialog_id is empty",
-								Fix: "give every row a non-empty dialog_id"}
+							return rowError(s.path, row, 0, ColDialogID, "dialog_id is empty", "give every row a non-empty dialog_id", nil)
 						}
 						if !have || string(idBuf) != string(cur) {
 							if have {
@@ -382,12 +366,10 @@ func (d *dialogSpans) firstRow(id string) int64 {
 }
 
 func wrapRead(path string, group int, err error) error {
-	var re *RowError
-	var ce *corruptError
-	if errors.As(err, &re) || errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, badinput.ErrInvalid) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &corruptError{File: path, What: fmt.Sprintf("reading row group %d", group), Err: err}
+	return corrupt(path, 0, fmt.Sprintf("reading row group %d", group), err)
 }
 
 // appendID appends the dialog_id text of v (a string, or an integer in decimal).
@@ -478,7 +460,7 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 	for _, v := range r {
 		c := v.Column()
 		if c < 0 || c >= len(s.leafs) {
-			return turnRec{}, &corruptError{File: s.path, What: fmt.Sprintf("decoding row %d", row), Err: fmt.Errorf("value for unknown column %d", c)}
+			return turnRec{}, corrupt(s.path, 0, fmt.Sprintf("decoding row %d", row), fmt.Errorf("value for unknown column %d", c))
 		}
 		if s.leafs[c].slot >= 0 {
 			s.vals[c] = append(s.vals[c], v)
@@ -489,7 +471,7 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 	rec := turnRec{row: row, extra: extra}
 	t := &rec.turn
 	bad := func(col, problem, fix string, err error) (turnRec, error) {
-		return turnRec{}, &RowError{File: s.path, Row: row, Column: s.opts.Mapping.source(col), Problem: problem, Fix: fix, Err: err}
+		return turnRec{}, rec.err(s.path, s.opts.Mapping.source(col), problem, fix, err)
 	}
 
 	id, ok := s.str(slotDialogID)

@@ -23,7 +23,7 @@ type ReadOptions struct {
 	// Mapping renames canonical columns to the file's columns (Parquet only).
 	Mapping Mapping
 	// RequireSorted makes input whose dialogs are not contiguous an error
-	// (*UnsortedError) instead of triggering the on-disk fallback.
+	// (an error wrapping ErrUnsorted) instead of triggering the on-disk fallback.
 	RequireSorted bool
 	// SpillDir is where the unsorted fallback writes its temporary run
 	// files; "" means os.TempDir(). The files are removed by Close.
@@ -181,8 +181,8 @@ func detectFormat(f *os.File, path string) (Format, error) {
 			return FormatJSONL, nil // empty: no dialogs
 		}
 	}
-	return "", &corruptError{File: path, What: "detecting format",
-		Err: errors.New(`neither Parquet (magic "PAR1") nor JSON (first character '[' or '{')`)}
+	return "", corrupt(path, 0, "detecting format",
+		errors.New(`neither Parquet (magic "PAR1") nor JSON (first character '[' or '{')`))
 }
 
 // Path returns the file being read.
@@ -263,10 +263,14 @@ func (r *Reader) Close() error {
 
 // turnRec is one decoded input row.
 type turnRec struct {
-	turn  metrics.Turn
-	row   int64
-	line  int // JSON only
-	extra parquet.Row
+	turn metrics.Turn
+	row  int64
+	line int // JSON only
+	// jsonPath locates a turn of a JSON dialog object ("turns[2]"); empty
+	// for Parquet rows and for elements of a JSON array of turns, which
+	// row locates.
+	jsonPath string
+	extra    parquet.Row
 }
 
 // assemble orders a dialog's turns by turn_no and checks the dialog-level
@@ -285,14 +289,9 @@ func assemble(file, id string, recs []turnRec) (Dialog, error) {
 	}
 	for i, rec := range recs {
 		if i > 0 && recs[i-1].turn.TurnNo == rec.turn.TurnNo {
-			prev := recs[i-1]
-			where := fmt.Sprintf("row %d", prev.row)
-			if rec.line > 0 {
-				where = fmt.Sprintf("turn %d", prev.row)
-			}
-			return Dialog{}, &RowError{File: file, Row: rec.row, Line: rec.line, Column: ColTurnNo,
-				Problem: fmt.Sprintf("duplicate turn_no %d in dialog %q (also at %s)", rec.turn.TurnNo, id, where),
-				Fix:     "give every turn of a dialog its own turn_no"}
+			return Dialog{}, rec.err(file, ColTurnNo,
+				fmt.Sprintf("duplicate turn_no %d in dialog %q (also at %s)", rec.turn.TurnNo, id, recs[i-1].where()),
+				"give every turn of a dialog its own turn_no", nil)
 		}
 		d.Turns[i] = rec.turn
 		d.Rows[i] = rec.row
@@ -304,9 +303,9 @@ func assemble(file, id string, recs []turnRec) (Dialog, error) {
 		for _, dep := range rec.turn.DependsOn {
 			_, found := slices.BinarySearchFunc(d.Turns, dep, func(t metrics.Turn, n int) int { return t.TurnNo - n })
 			if dep >= rec.turn.TurnNo || !found {
-				return Dialog{}, &RowError{File: file, Row: rec.row, Line: rec.line, Column: ColDependsOn,
-					Problem: fmt.Sprintf("turn %d of dialog %q depends on turn %d, which is not an earlier turn of the dialog", rec.turn.TurnNo, id, dep),
-					Fix:     "list only turn_no values of earlier turns of the same dialog in depends_on"}
+				return Dialog{}, rec.err(file, ColDependsOn,
+					fmt.Sprintf("turn %d of dialog %q depends on turn %d, which is not an earlier turn of the dialog", rec.turn.TurnNo, id, dep),
+					"list only turn_no values of earlier turns of the same dialog in depends_on", nil)
 			}
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/aem-dev/aem/metrics"
 	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
@@ -127,9 +129,9 @@ func topLevel(cols [][]string) []string {
 
 func TestMissingColumnsWithoutMapping(t *testing.T) {
 	_, err := Open(context.Background(), "testdata/mapped_types.parquet", ReadOptions{})
-	var ce *ColumnError
-	if !errors.As(err, &ce) || !errors.Is(err, ErrMissingColumn) || !errors.Is(err, ErrInvalidInput) {
-		t.Fatalf("err = %v, want *ColumnError", err)
+	var ce *badinput.RowError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrMissingColumn) || !errors.Is(err, badinput.ErrInvalid) || ce.Row != badinput.NoRow {
+		t.Fatalf("err = %v, want a *badinput.RowError about the file wrapping ErrMissingColumn", err)
 	}
 	for _, want := range []string{"mapped_types.parquet", "dialog_id", "turn", "conv_id", "--map"} {
 		if !strings.Contains(err.Error(), want) {
@@ -196,9 +198,9 @@ func (h *recordHook) UnsortedFallback(i UnsortedInfo) { h.infos = append(h.infos
 
 func TestRequireSorted(t *testing.T) {
 	_, err := Open(context.Background(), "testdata/unsorted.parquet", ReadOptions{RequireSorted: true})
-	var ue *UnsortedError
-	if !errors.As(err, &ue) || !errors.Is(err, ErrUnsorted) {
-		t.Fatalf("err = %v, want *UnsortedError", err)
+	var ue *badinput.RowError
+	if !errors.As(err, &ue) || !errors.Is(err, ErrUnsorted) || ue.Row != 3 || ue.Field != ColDialogID {
+		t.Fatalf("err = %v, want a *badinput.RowError at row 3, field dialog_id, wrapping ErrUnsorted", err)
 	}
 	for _, want := range []string{"row 3", "row 1", `"d1"`, "sort", "--require-sorted"} {
 		if !strings.Contains(err.Error(), want) {
@@ -234,10 +236,10 @@ func TestMalformed(t *testing.T) {
 		"zero_turn_no.parquet":    {sentinel: ErrInvalidRow, row: 1, column: "turn_no", text: []string{"number turns from 1"}},
 		"no_sides.parquet":        {sentinel: ErrInvalidRow, row: 1, column: "gold_response", text: []string{"neither"}},
 		"bad_depends_on.parquet":  {sentinel: ErrInvalidRow, row: 1, column: "depends_on", text: []string{"depends on turn 2"}},
-		"bad_args.jsonl":          {sentinel: ErrInvalidRow, row: 0, column: "gold_turn.args", text: []string{"line 2", "invalid character"}},
+		"bad_args.jsonl":          {sentinel: ErrInvalidRow, row: -1, column: "turns[0].gold_turn.args", text: []string{"line 2", "invalid character"}},
 		"truncated.jsonl":         {sentinel: ErrCorrupt, text: []string{"truncated.jsonl"}},
 		"duplicate_dialog.jsonl":  {sentinel: ErrInvalidRow, row: -1, column: "dialog_id", text: []string{"line 2", "already appeared on line 1"}},
-		"duplicate_turn.json":     {sentinel: ErrInvalidRow, row: 1, column: "turn_no", text: []string{"line 2", "turn 0"}},
+		"duplicate_turn.json":     {sentinel: ErrInvalidRow, row: 1, column: "turn_no", text: []string{"line 2", "row 0"}},
 		"unknown_role.json":       {sentinel: ErrInvalidRow, column: "turn", text: []string{`"Bot"`}},
 		"args_array.json":         {sentinel: ErrInvalidRow, column: "gold_turn.args", text: []string{"got an array"}},
 		"unknown_side_field.json": {sentinel: ErrInvalidRow, column: "gold_turn.respnse", text: []string{"unknown field"}},
@@ -261,15 +263,15 @@ func TestMalformed(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if !errors.Is(err, w.sentinel) || !errors.Is(err, ErrInvalidInput) {
+			if !errors.Is(err, w.sentinel) || !errors.Is(err, badinput.ErrInvalid) {
 				t.Errorf("err = %v, want %v", err, w.sentinel)
 			}
 			if w.sentinel == ErrInvalidRow {
-				var re *RowError
+				var re *badinput.RowError
 				if !errors.As(err, &re) {
-					t.Fatalf("err %T is not a *RowError", err)
+					t.Fatalf("err %T is not a *badinput.RowError", err)
 				}
-				if re.Row != w.row || re.Column != w.column || re.Fix == "" && !strings.Contains(name, "json") {
+				if re.Row != w.row || re.Field != w.column || re.Fix == "" && !strings.Contains(name, "json") {
 					t.Errorf("row error = %+v, want row %d column %s and a fix", re, w.row, w.column)
 				}
 			}
@@ -471,8 +473,8 @@ func TestOptionalColumnsAndNulls(t *testing.T) {
 		mut(&rows[1])
 		path := filepath.Join(t.TempDir(), name+".parquet")
 		writeRows(t, path, rows, 10)
-		var re *RowError
-		if err := readErr(path); !errors.As(err, &re) || re.Column != name || re.Row != 1 {
+		var re *badinput.RowError
+		if err := readErr(path); !errors.As(err, &re) || re.Field != name || re.Row != 1 {
 			t.Errorf("null %s: err = %v", name, err)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/aem-dev/aem/metrics"
 	"github.com/google/go-cmp/cmp"
 )
@@ -129,7 +131,7 @@ func TestWriteIsAtomic(t *testing.T) {
 
 func TestSafelyRecoversPanics(t *testing.T) {
 	err := safely("x.parquet", "reading row group 3", func() error { panic("index out of range") })
-	if !errors.Is(err, ErrCorrupt) || !errors.Is(err, ErrInvalidInput) {
+	if !errors.Is(err, ErrCorrupt) || !errors.Is(err, badinput.ErrInvalid) {
 		t.Fatalf("err = %v, want ErrCorrupt", err)
 	}
 	for _, want := range []string{"x.parquet", "row group 3", "index out of range"} {

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"os"
-	"path/filepath"
 
+	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/parquet-go/parquet-go"
 )
@@ -98,7 +97,7 @@ var rowSchema = parquet.SchemaOf(Row{})
 // previous file there is left untouched). Not safe for concurrent use.
 type Writer struct {
 	path string
-	tmp  *os.File
+	tmp  *safefile.File
 	// Without extra columns rows go through the (faster) typed writer gw;
 	// with them, through w with the extended schema.
 	gw     *parquet.GenericWriter[Row]
@@ -117,13 +116,9 @@ func Create(path string, opts WriteOptions) (*Writer, error) {
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = 64 << 10
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := safefile.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("creating golden dataset %s: %w", path, err)
+		return nil, fmt.Errorf("creating golden dataset: %w", err)
 	}
 	w := &Writer{path: path, tmp: tmp}
 	config := []parquet.WriterOption{
@@ -169,7 +164,7 @@ func (w *Writer) WriteDialog(d Dialog) error {
 		w.rows = append(w.rows, r)
 	}
 	if err := w.writeRows(d.Extra); err != nil {
-		return fmt.Errorf("writing dialog %q to %s: %w", d.ID, w.tmp.Name(), err)
+		return fmt.Errorf("writing dialog %q to %s: %w", d.ID, w.path, err)
 	}
 	w.turns += int64(len(w.rows))
 	return nil
@@ -201,8 +196,8 @@ func (w *Writer) writeRows(extra []parquet.Row) error {
 // Turns returns how many turns have been written.
 func (w *Writer) Turns() int64 { return w.turns }
 
-// Commit finishes the file (footer), fsyncs it, renames it to the
-// destination and fsyncs the directory.
+// Commit finishes the file (footer) and puts it in place atomically
+// (package safefile: fsync, rename, fsync the directory).
 func (w *Writer) Commit() error {
 	if w.done {
 		return errors.New("golden: Commit after Commit or Abort")
@@ -213,24 +208,14 @@ func (w *Writer) Commit() error {
 	} else {
 		err = w.w.Close()
 	}
-	if err == nil {
-		err = w.tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = w.tmp.Sync()
-	}
-	if cerr := w.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.tmp.Name(), w.path)
-	}
 	if err != nil {
 		w.Abort()
 		return fmt.Errorf("finishing golden dataset %s: %w", w.path, err)
 	}
 	w.done = true
-	syncDir(filepath.Dir(w.path))
+	if err := w.tmp.Commit(); err != nil {
+		return fmt.Errorf("finishing golden dataset: %w", err)
+	}
 	return nil
 }
 
@@ -240,17 +225,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
-	w.tmp.Close()
-	os.Remove(w.tmp.Name())
-}
-
-// syncDir makes a rename durable; failure is not fatal (not every file
-// system supports it).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	w.tmp.Abort()
 }
 
 // Write writes every dialog of seq to a golden Parquet file at path,

@@ -2,10 +2,16 @@ package sweepio
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/aem-dev/aem/batch/badinput"
 )
 
 // Sentinel errors; the errors returned wrap them (test with errors.Is).
+// Errors about the content of a pairs, labels or run file are
+// *badinput.RowError values: they also wrap badinput.ErrInvalid and locate
+// the problem by file, 0-based row (DuckDB's file_row_number; the data
+// record index for CSV, TSV and JSON Lines), 1-based line for text files,
+// and field.
 var (
 	// ErrFormat means a pairs or labels file is in no format sweep reads.
 	ErrFormat = errors.New("unrecognised file format")
@@ -22,33 +28,13 @@ var (
 	ErrRun = errors.New("not a readable aem run directory")
 )
 
-// RowError is a problem with one row of an input file, naming where it is,
-// what is wrong and how to fix it. It unwraps to ErrColumn, ErrValue,
-// ErrUnknownTurn or ErrUnknownField.
-type RowError struct {
-	File    string
-	Row     int    // 1-based data row (line number for text files); 0 for the whole file
-	Column  string // may be empty
-	Problem string
-	Fix     string
-	Err     error
+// fileError reports a problem with a whole file or one of its columns.
+func fileError(file, field, problem, fix string, kind error) error {
+	return &badinput.RowError{File: file, Row: badinput.NoRow, Field: field, Problem: problem, Fix: fix, Kind: kind}
 }
 
-// Error names the file, row and column, the problem and the fix.
-func (e *RowError) Error() string {
-	where := e.File
-	if e.Row > 0 {
-		where += fmt.Sprintf(": row %d", e.Row)
-	}
-	if e.Column != "" {
-		where += fmt.Sprintf(", column %s", e.Column)
-	}
-	s := where + ": " + e.Problem
-	if e.Fix != "" {
-		s += "; " + e.Fix
-	}
-	return s
+// rowError reports a problem with one record: row is its 0-based index,
+// line its 1-based line in a text file (0 for Parquet).
+func rowError(file string, row, line int, field, problem, fix string, kind error) error {
+	return &badinput.RowError{File: file, Row: int64(row), Line: line, Field: field, Problem: problem, Fix: fix, Kind: kind}
 }
-
-// Unwrap returns the sentinel error.
-func (e *RowError) Unwrap() error { return e.Err }

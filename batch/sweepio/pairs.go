@@ -60,16 +60,16 @@ func pairsOf(t *table) ([]Pair, error) {
 		name string
 	}{{ca, "text_a"}, {cb, "text_b"}} {
 		if c.i < 0 {
-			return nil, &RowError{File: t.file, Column: c.name, Problem: fmt.Sprintf("no %s column (columns: %v)", c.name, t.header),
-				Fix: "name the columns text_a, text_b, label and/or score, or give --pairs-format stsb for an STS Benchmark file", Err: ErrColumn}
+			return nil, fileError(t.file, c.name, fmt.Sprintf("no %s column (columns: %v)", c.name, t.header),
+				"name the columns text_a, text_b, label and/or score, or give --pairs-format stsb for an STS Benchmark file", ErrColumn)
 		}
 	}
 	if cl < 0 && cs < 0 {
-		return nil, &RowError{File: t.file, Column: "label", Problem: "neither a label nor a score column",
-			Fix: "add label (1/0) for binary judgements and/or score for graded ones", Err: ErrColumn}
+		return nil, fileError(t.file, "label", "neither a label nor a score column",
+			"add label (1/0) for binary judgements and/or score for graded ones", ErrColumn)
 	}
 	if len(t.rows) == 0 {
-		return nil, &RowError{File: t.file, Problem: "no pairs", Fix: "the file has a header but no data rows", Err: ErrValue}
+		return nil, fileError(t.file, "", "no pairs", "the file has a header but no data rows", ErrValue)
 	}
 	out := make([]Pair, 0, len(t.rows))
 	for r := range t.rows {
@@ -82,20 +82,20 @@ func pairsOf(t *table) ([]Pair, error) {
 		if v, ok := t.cell(r, cl); ok {
 			l, err := parseLabel(v)
 			if err != nil {
-				return nil, &RowError{File: t.file, Row: p.Row, Column: t.header[cl], Problem: err.Error(), Fix: "or leave it empty when the row has a score", Err: ErrValue}
+				return nil, t.err(r, t.header[cl], err.Error(), "or leave it empty when the row has a score", ErrValue)
 			}
 			p.HasLabel, p.Label = true, l
 		}
 		if v, ok := t.cell(r, cs); ok {
 			s, err := parseScore(v)
 			if err != nil {
-				return nil, &RowError{File: t.file, Row: p.Row, Column: t.header[cs], Problem: err.Error(), Fix: "give a number, or leave it empty when the row has a label", Err: ErrValue}
+				return nil, t.err(r, t.header[cs], err.Error(), "give a number, or leave it empty when the row has a label", ErrValue)
 			}
 			p.HasScore, p.Score = true, s
 		}
 		if !p.HasLabel && !p.HasScore {
-			return nil, &RowError{File: t.file, Row: p.Row, Column: "label", Problem: "neither label nor score is set",
-				Fix: "give the pair a label or a score, or remove the row", Err: ErrValue}
+			return nil, t.err(r, "label", "neither label nor score is set",
+				"give the pair a label or a score, or remove the row", ErrValue)
 		}
 		out = append(out, p)
 	}

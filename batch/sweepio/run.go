@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/parquet-go/parquet-go"
 	"gocloud.dev/blob"
 
@@ -81,7 +83,8 @@ type labelEntry struct {
 	label    bool
 	hasScore bool
 	score    float64
-	row      int
+	row      int // 0-based record index in the labels file
+	line     int // 1-based line in a text labels file, else 0
 	used     bool
 }
 
@@ -165,11 +168,10 @@ func readRunDir(ctx context.Context, dir, local, path string, opts RunOptions) (
 		if extra != nil && n > 0 {
 			m, ferr := fillRows(extra, fbuf[:n])
 			if m != n {
-				return sweep.Input{}, nil, fmt.Errorf("reading %s column %s near row %d: %v", path, FieldLabelsColumn, rowNo+1, ferr)
+				return sweep.Input{}, nil, fmt.Errorf("reading %s column %s near row %d: %w", path, FieldLabelsColumn, rowNo, ferr)
 			}
 		}
 		for i := range buf[:n] {
-			rowNo++
 			var fl *string
 			if extra != nil {
 				fl = fbuf[i].FieldLabels
@@ -180,12 +182,13 @@ func readRunDir(ctx context.Context, dir, local, path string, opts RunOptions) (
 			if info.Scorer == "" {
 				info.Scorer = buf[i].Scorer
 			}
+			rowNo++
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return sweep.Input{}, nil, fmt.Errorf("reading %s near row %d: %w", path, rowNo+1, rerr)
+			return sweep.Input{}, nil, fmt.Errorf("reading %s near row %d: %w", path, rowNo, rerr)
 		}
 	}
 	info.Turns = rowNo
@@ -202,10 +205,10 @@ func readRunDir(ctx context.Context, dir, local, path string, opts RunOptions) (
 		if !opts.IgnoreUnmatched {
 			sort.Slice(unmatched, func(i, j int) bool { return unmatched[i].row < unmatched[j].row })
 			e := unmatched[0]
-			return sweep.Input{}, nil, &RowError{File: opts.LabelsFile, Row: e.row, Column: "dialog_id",
-				Problem: fmt.Sprintf("%d label row(s) name turns that are not in the run %s (the first is on this row)", len(unmatched), dir),
-				Fix:     "check dialog_id and turn_no against the run (aem show " + path + "), make sure the run was made from the labelled dataset, or pass --ignore-unmatched to skip them",
-				Err:     ErrUnknownTurn}
+			return sweep.Input{}, nil, rowError(opts.LabelsFile, e.row, e.line, "dialog_id",
+				fmt.Sprintf("%d label row(s) name turns that are not in the run %s (the first is on this row)", len(unmatched), dir),
+				"check dialog_id and turn_no against the run (aem show "+path+"), make sure the run was made from the labelled dataset, or pass --ignore-unmatched to skip them",
+				ErrUnknownTurn)
 		}
 		info.Unmatched = len(unmatched)
 	}
@@ -313,8 +316,8 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 	if fieldLabels != nil && strings.TrimSpace(*fieldLabels) != "" {
 		es, err := parseFieldLabels(*fieldLabels)
 		if err != nil {
-			return &RowError{File: path, Row: row, Column: FieldLabelsColumn, Problem: err.Error(),
-				Fix: `write a JSON object from field to judgement, e.g. {"city": true, "date": false}`, Err: ErrValue}
+			return rowError(path, row, 0, FieldLabelsColumn, err.Error(),
+				`write a JSON object from field to judgement, e.g. {"city": true, "date": false}`, ErrValue)
 		}
 		fieldEntries = append(fieldEntries, es...)
 	}
@@ -333,8 +336,8 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 		info.LabelledTurns++
 	}
 	if hasScore && (math.IsNaN(score) || math.IsInf(score, 0)) {
-		return &RowError{File: path, Row: row, Column: "human_score", Problem: fmt.Sprintf("%s has human_score %v", ref, score),
-			Fix: "give a finite number or leave it empty", Err: ErrValue}
+		return rowError(path, row, 0, "human_score", fmt.Sprintf("%s has human_score %v", ref, score),
+			"give a finite number or leave it empty", ErrValue)
 	}
 	field := func(fs batch.FieldScoreRow) string {
 		if t.Kind == string(metrics.KindAction) {
@@ -349,12 +352,12 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 			for _, f := range t.FieldScores {
 				have = append(have, f.Field)
 			}
-			where := path
-			if e.row > 0 {
+			where := FieldLabelsColumn
+			if e.row >= 0 {
 				where = fmt.Sprintf("labels file row %d", e.row)
 			}
-			return &RowError{File: path, Row: row, Column: "field", Problem: fmt.Sprintf("%s: field label %q (from %s) matches none of the turn's compared fields %v", ref, e.field, where, have),
-				Fix: "use a field path as listed in field_scores (aem show)", Err: ErrUnknownField}
+			return rowError(path, row, 0, "field", fmt.Sprintf("%s: field label %q (from %s) matches none of the turn's compared fields %v", ref, e.field, where, have),
+				"use a field path as listed in field_scores (aem show)", ErrUnknownField)
 		}
 		info.FieldLabels++
 		if !scorerDecided(fs) {
@@ -434,7 +437,7 @@ func parseFieldLabels(s string) ([]*labelEntry, error) {
 	sort.Strings(keys)
 	var out []*labelEntry
 	for _, k := range keys {
-		e := &labelEntry{field: k, used: true}
+		e := &labelEntry{field: k, used: true, row: int(badinput.NoRow)}
 		switch v := m[k].(type) {
 		case bool:
 			e.hasLabel, e.label = true, v
@@ -472,51 +475,53 @@ func readLabels(path string, format Format) (map[turnKey][]*labelEntry, error) {
 		name string
 	}{{cd, "dialog_id"}, {ct, "turn_no"}} {
 		if c.i < 0 {
-			return nil, &RowError{File: path, Column: c.name, Problem: fmt.Sprintf("no %s column (columns: %v)", c.name, t.header),
-				Fix: "a labels file has columns dialog_id, turn_no, optional field, and label and/or score", Err: ErrColumn}
+			return nil, fileError(path, c.name, fmt.Sprintf("no %s column (columns: %v)", c.name, t.header),
+				"a labels file has columns dialog_id, turn_no, optional field, and label and/or score", ErrColumn)
 		}
 	}
 	if cl < 0 && cs < 0 {
-		return nil, &RowError{File: path, Column: "label", Problem: "neither a label nor a score column",
-			Fix: "add label (1/0, pass/fail) and/or score", Err: ErrColumn}
+		return nil, fileError(path, "label", "neither a label nor a score column",
+			"add label (1/0, pass/fail) and/or score", ErrColumn)
 	}
 	out := map[turnKey][]*labelEntry{}
 	seen := map[string]int{}
 	for r := range t.rows {
-		row := t.lines[r]
 		d, ok := t.cell(r, cd)
 		if !ok {
-			return nil, &RowError{File: path, Row: row, Column: "dialog_id", Problem: "empty dialog_id", Err: ErrValue}
+			return nil, t.err(r, "dialog_id", "empty dialog_id", "give every row the dialog_id of a dialog in the run", ErrValue)
 		}
 		tv, _ := t.cell(r, ct)
 		tn, err := strconv.ParseInt(strings.TrimSpace(tv), 10, 64)
 		if err != nil {
-			return nil, &RowError{File: path, Row: row, Column: "turn_no", Problem: fmt.Sprintf("turn_no %q is not a whole number", tv), Err: ErrValue}
+			return nil, t.err(r, "turn_no", fmt.Sprintf("turn_no %q is not a whole number", tv), "give the turn_no of a turn in the run", ErrValue)
 		}
-		e := &labelEntry{row: row}
+		e := &labelEntry{row: r}
+		if t.text {
+			e.line = t.lines[r]
+		}
 		e.field, _ = t.cell(r, cf)
 		e.field = strings.TrimSpace(e.field)
 		if v, ok := t.cell(r, cl); ok {
 			if e.label, err = parseLabel(v); err != nil {
-				return nil, &RowError{File: path, Row: row, Column: t.header[cl], Problem: err.Error(), Err: ErrValue}
+				return nil, t.err(r, t.header[cl], err.Error(), "", ErrValue)
 			}
 			e.hasLabel = true
 		}
 		if v, ok := t.cell(r, cs); ok {
 			if e.score, err = parseScore(v); err != nil {
-				return nil, &RowError{File: path, Row: row, Column: t.header[cs], Problem: err.Error(), Err: ErrValue}
+				return nil, t.err(r, t.header[cs], err.Error(), "", ErrValue)
 			}
 			e.hasScore = true
 		}
 		if !e.hasLabel && !e.hasScore {
-			return nil, &RowError{File: path, Row: row, Column: "label", Problem: "neither label nor score is set", Fix: "give one, or remove the row", Err: ErrValue}
+			return nil, t.err(r, "label", "neither label nor score is set", "give one, or remove the row", ErrValue)
 		}
 		key := fmt.Sprintf("%s\x00%d\x00%s", d, tn, e.field)
 		if prev, dup := seen[key]; dup {
-			return nil, &RowError{File: path, Row: row, Problem: fmt.Sprintf("dialog %s turn %d field %q is labelled again (first on row %d)", d, tn, e.field, prev),
-				Fix: "keep one label per turn and field", Err: ErrValue}
+			return nil, t.err(r, "", fmt.Sprintf("dialog %s turn %d field %q is labelled again (first on row %d)", d, tn, e.field, prev),
+				"keep one label per turn and field", ErrValue)
 		}
-		seen[key] = row
+		seen[key] = r
 		k := turnKey{d, tn}
 		out[k] = append(out[k], e)
 	}

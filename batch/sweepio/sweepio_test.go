@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/aem-dev/aem/batch"
@@ -150,28 +152,36 @@ func TestLabelsFile(t *testing.T) {
 		t.Errorf("info %+v verdicts %+v", info, in.Verdicts)
 	}
 
+	// Rows are 0-based data records, lines 1-based (the header is line 1).
 	cases := []struct {
 		name, content string
 		want          error
+		file          string // base name of the file the error names
+		row           int64
+		line          int
+		field         string
 	}{
-		{"turn not in run", "dialog_id,turn_no,label\na,1,1\nzz,9,0\n", ErrUnknownTurn},
-		{"field not in turn", "dialog_id,turn_no,field,label\na,1,nope,1\n", ErrUnknownField},
-		{"no turn_no column", "dialog_id,label\na,1\n", ErrColumn},
-		{"no label or score column", "dialog_id,turn_no\na,1\n", ErrColumn},
-		{"bad label", "dialog_id,turn_no,label\na,1,maybe\n", ErrValue},
-		{"bad turn_no", "dialog_id,turn_no,label\na,one,1\n", ErrValue},
-		{"NaN score", "dialog_id,turn_no,score\na,1,NaN\n", ErrValue},
-		{"duplicate", "dialog_id,turn_no,label\na,1,1\na,1,0\n", ErrValue},
-		{"empty row", "dialog_id,turn_no,label,score\na,1,,\n", ErrValue},
+		{"turn not in run", "dialog_id,turn_no,label\na,1,1\nzz,9,0\n", ErrUnknownTurn, "l.csv", 1, 3, "dialog_id"},
+		{"field not in turn", "dialog_id,turn_no,field,label\na,1,nope,1\n", ErrUnknownField, batch.TurnsFile, 0, 0, "field"},
+		{"no turn_no column", "dialog_id,label\na,1\n", ErrColumn, "l.csv", -1, 0, "turn_no"},
+		{"no label or score column", "dialog_id,turn_no\na,1\n", ErrColumn, "l.csv", -1, 0, "label"},
+		{"bad label", "dialog_id,turn_no,label\na,1,maybe\n", ErrValue, "l.csv", 0, 2, "label"},
+		{"bad turn_no", "dialog_id,turn_no,label\na,one,1\n", ErrValue, "l.csv", 0, 2, "turn_no"},
+		{"NaN score", "dialog_id,turn_no,score\na,1,NaN\n", ErrValue, "l.csv", 0, 2, "score"},
+		{"duplicate", "dialog_id,turn_no,label\na,1,1\na,1,0\n", ErrValue, "l.csv", 1, 3, ""},
+		{"empty row", "dialog_id,turn_no,label,score\na,1,,\n", ErrValue, "l.csv", 0, 2, "label"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := ReadRun(context.Background(), dir, RunOptions{LabelsFile: writeFile(t, "l.csv", tc.content)})
-			var re *RowError
-			if !errors.Is(err, tc.want) || !errors.As(err, &re) {
-				t.Fatalf("err = %v, want a *RowError wrapping %v", err, tc.want)
+			var re *badinput.RowError
+			if !errors.Is(err, tc.want) || !errors.Is(err, badinput.ErrInvalid) || !errors.As(err, &re) {
+				t.Fatalf("err = %v, want a *badinput.RowError wrapping %v", err, tc.want)
 			}
-			t.Log(err)
+			if filepath.Base(re.File) != tc.file || re.Row != tc.row || re.Line != tc.line || re.Field != tc.field {
+				t.Errorf("error at %s row %d line %d field %q, want %s row %d line %d field %q (%v)",
+					filepath.Base(re.File), re.Row, re.Line, re.Field, tc.file, tc.row, tc.line, tc.field, err)
+			}
 		})
 	}
 	_, info, err = ReadRun(context.Background(), dir, RunOptions{LabelsFile: writeFile(t, "l.jsonl", `{"dialog_id":"a","turn_no":1,"label":true}`+"\n"+`{"dialog_id":"zz","turn_no":9,"label":false}`+"\n"), IgnoreUnmatched: true})
@@ -422,26 +432,32 @@ func TestPairsBadInput(t *testing.T) {
 		name, data string
 		format     Format
 		want       error
+		row        int64
+		line       int
+		field      string
 	}{
-		{"no text_b", "text_a,label\nx,1\n", FormatCSV, ErrColumn},
-		{"no label or score", "text_a,text_b\nx,y\n", FormatCSV, ErrColumn},
-		{"bad label", "text_a,text_b,label\nx,y,maybe\n", FormatCSV, ErrValue},
-		{"NaN score", "text_a,text_b,score\nx,y,NaN\n", FormatCSV, ErrValue},
-		{"neither set", "text_a,text_b,label,score\nx,y,,\n", FormatCSV, ErrValue},
-		{"no rows", "text_a,text_b,label\n", FormatCSV, ErrValue},
-		{"bad CSV quote", "text_a,text_b,label\n\"x,y,1\n", FormatCSV, ErrValue},
-		{"bad JSON", "{\"text_a\": \"x\", \n", FormatJSONL, ErrValue},
-		{"JSON array line", "[1,2]\n", FormatJSONL, ErrValue},
-		{"short STS-B row", "a\tb\tc\td\t4.0\tonly one sentence\n", FormatSTSB, ErrValue},
-		{"bad STS-B score", "a\tb\tc\td\tfive\ts1\ts2\n", FormatSTSB, ErrValue},
-		{"not parquet", "PAR1 garbage", FormatParquet, ErrFormat},
+		{"no text_b", "text_a,label\nx,1\n", FormatCSV, ErrColumn, -1, 0, "text_b"},
+		{"no label or score", "text_a,text_b\nx,y\n", FormatCSV, ErrColumn, -1, 0, "label"},
+		{"bad label", "text_a,text_b,label\nx,y,maybe\n", FormatCSV, ErrValue, 0, 2, "label"},
+		{"NaN score", "text_a,text_b,score\nx,y,NaN\n", FormatCSV, ErrValue, 0, 2, "score"},
+		{"neither set", "text_a,text_b,label,score\nx,y,,\n", FormatCSV, ErrValue, 0, 2, "label"},
+		{"no rows", "text_a,text_b,label\n", FormatCSV, ErrValue, -1, 0, ""},
+		{"bad CSV quote", "text_a,text_b,label\n\"x,y,1\n", FormatCSV, ErrValue, 0, 2, ""},
+		{"bad JSON", "{\"text_a\": \"x\", \n", FormatJSONL, ErrValue, 0, 1, ""},
+		{"JSON array line", "\n[1,2]\n", FormatJSONL, ErrValue, 0, 2, ""},
+		{"short STS-B row", "a\tb\tc\td\t4.0\tonly one sentence\n", FormatSTSB, ErrValue, 0, 1, ""},
+		{"bad STS-B score", "a\tb\tc\td\t4\ts1\ts2\na\tb\tc\td\tfive\ts1\ts2\n", FormatSTSB, ErrValue, 1, 2, "score"},
+		{"not parquet", "PAR1 garbage", FormatParquet, ErrFormat, -1, 0, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParsePairs("in", []byte(tc.data), tc.format)
-			var re *RowError
-			if !errors.Is(err, tc.want) || !errors.As(err, &re) {
-				t.Fatalf("err = %v, want a *RowError wrapping %v", err, tc.want)
+			var re *badinput.RowError
+			if !errors.Is(err, tc.want) || !errors.Is(err, badinput.ErrInvalid) || !errors.As(err, &re) {
+				t.Fatalf("err = %v, want a *badinput.RowError wrapping %v", err, tc.want)
+			}
+			if re.Row != tc.row || re.Line != tc.line || re.Field != tc.field {
+				t.Errorf("error at row %d line %d field %q, want row %d line %d field %q (%v)", re.Row, re.Line, re.Field, tc.row, tc.line, tc.field, err)
 			}
 			if !strings.HasPrefix(err.Error(), "in") {
 				t.Errorf("message does not name the file: %v", err)
@@ -500,9 +516,9 @@ func FuzzParsePairs(f *testing.F) {
 		for _, format := range []Format{FormatAuto, FormatJSONL, FormatCSV, FormatTSV, FormatSTSB, FormatParquet} {
 			pairs, err := ParsePairs(name, data, format)
 			if err != nil {
-				var re *RowError
-				if !errors.As(err, &re) {
-					t.Fatalf("%s: error is not a *RowError: %v", format, err)
+				var re *badinput.RowError
+				if !errors.As(err, &re) || re.Row < badinput.NoRow || re.Line < 0 {
+					t.Fatalf("%s: error is not a *badinput.RowError with a valid place: %v", format, err)
 				}
 				continue
 			}

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/badinput"
+
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -51,8 +53,18 @@ type table struct {
 	file   string
 	header []string
 	rows   [][]string
-	lines  []int          // source row (line number for text) of each row
+	lines  []int          // source row of each row: its 1-based line in a text file, its 1-based row in Parquet
+	text   bool           // lines are line numbers
 	absent []map[int]bool // per row, cells that were null or missing (JSON, Parquet)
+}
+
+// err reports a problem with row r (an index into t.rows) in column field.
+func (t *table) err(r int, field, problem, fix string, kind error) error {
+	line := 0
+	if t.text {
+		line = t.lines[r]
+	}
+	return rowError(t.file, r, line, field, problem, fix, kind)
 }
 
 func (t *table) col(name string, aliases ...string) int {
@@ -136,7 +148,7 @@ func readTable(path string, format Format) (*table, Format, error) {
 
 // parseTable parses data in a known format. It never panics on bad input.
 func parseTable(name string, data []byte, format Format) (*table, error) {
-	t := &table{file: name}
+	t := &table{file: name, text: format != FormatParquet}
 	var err error
 	switch format {
 	case FormatJSONL:
@@ -149,7 +161,9 @@ func parseTable(name string, data []byte, format Format) (*table, error) {
 		t.header = []string{"genre", "filename", "year", "id", "score", "text_a", "text_b"}
 		err = t.parseTSV(data, false)
 	case FormatParquet:
-		err = t.parseParquet(data)
+		// parquet-go may panic on corrupt data.
+		err = badinput.Recover(badinput.RowError{File: name, Row: badinput.NoRow, Problem: "not a readable Parquet file", Kind: ErrFormat},
+			func() error { return t.parseParquet(data) })
 	default:
 		return nil, fmt.Errorf("%s: %w %q", name, ErrFormat, format)
 	}
@@ -180,8 +194,8 @@ func (t *table) parseJSONL(data []byte) error {
 			if err == nil {
 				err = errors.New("more than one JSON value on the line")
 			}
-			return &RowError{File: t.file, Row: line, Problem: fmt.Sprintf("not a JSON object: %v", err),
-				Fix: "write one JSON object per line, e.g. {\"text_a\": \"...\", \"text_b\": \"...\", \"label\": 1}", Err: ErrValue}
+			return rowError(t.file, len(t.rows), line, "", fmt.Sprintf("not a JSON object: %v", err),
+				"write one JSON object per line, e.g. {\"text_a\": \"...\", \"text_b\": \"...\", \"label\": 1}", ErrValue)
 		}
 		row := make([]string, len(t.header))
 		absent := map[int]bool{}
@@ -221,7 +235,7 @@ func (t *table) parseJSONL(data []byte) error {
 		t.lines = append(t.lines, line)
 	}
 	if err := sc.Err(); err != nil {
-		return &RowError{File: t.file, Row: line + 1, Problem: fmt.Sprintf("reading JSON lines: %v", err), Err: ErrValue}
+		return rowError(t.file, len(t.rows), line+1, "", fmt.Sprintf("reading JSON lines: %v", err), "", ErrValue)
 	}
 	return nil
 }
@@ -241,8 +255,12 @@ func (t *table) parseCSV(data []byte) error {
 			if errors.As(err, &pe) {
 				line = pe.Line
 			}
-			return &RowError{File: t.file, Row: line, Problem: fmt.Sprintf("bad CSV: %v", err),
-				Fix: "quote fields that hold commas or quotes (\"like \"\"this\"\"\"), or use a TSV or JSON Lines file", Err: ErrValue}
+			row := len(t.rows)
+			if first {
+				row = int(badinput.NoRow)
+			}
+			return rowError(t.file, row, line, "", fmt.Sprintf("bad CSV: %v", err),
+				"quote fields that hold commas or quotes (\"like \"\"this\"\"\"), or use a TSV or JSON Lines file", ErrValue)
 		}
 		line, _ := r.FieldPos(0)
 		if first {
@@ -271,8 +289,8 @@ func (t *table) parseTSV(data []byte, header bool) error {
 			continue
 		}
 		if !header && len(rec) < len(t.header) {
-			return &RowError{File: t.file, Row: line, Problem: fmt.Sprintf("%d tab-separated fields, the STS-B layout has at least %d (genre, filename, year, id, score, sentence1, sentence2)", len(rec), len(t.header)),
-				Fix: "check that the file is tab-separated, or give --pairs-format for its real layout", Err: ErrValue}
+			return rowError(t.file, len(t.rows), line, "", fmt.Sprintf("%d tab-separated fields, the STS-B layout has at least %d (genre, filename, year, id, score, sentence1, sentence2)", len(rec), len(t.header)),
+				"check that the file is tab-separated, or give --pairs-format for its real layout", ErrValue)
 		}
 		t.rows = append(t.rows, rec)
 		t.lines = append(t.lines, line)
@@ -283,7 +301,7 @@ func (t *table) parseTSV(data []byte, header bool) error {
 func (t *table) parseParquet(data []byte) (err error) {
 	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return &RowError{File: t.file, Problem: fmt.Sprintf("not a readable Parquet file: %v", err), Err: ErrFormat}
+		return fileError(t.file, "", fmt.Sprintf("not a readable Parquet file: %v", err), "", ErrFormat)
 	}
 	// Only top-level scalar columns are read; leaf index -> table column.
 	leaf := map[int]int{}
@@ -324,7 +342,7 @@ func (t *table) parseParquet(data []byte) (err error) {
 			}
 			if rerr != nil {
 				rows.Close()
-				return &RowError{File: t.file, Row: row + 1, Problem: fmt.Sprintf("reading Parquet rows: %v", rerr), Err: ErrValue}
+				return rowError(t.file, row, 0, "", fmt.Sprintf("reading Parquet rows: %v", rerr), "the file is corrupt or truncated", ErrValue)
 			}
 		}
 		if err := rows.Close(); err != nil {

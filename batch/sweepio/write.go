@@ -12,7 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics/stats"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
@@ -117,7 +117,7 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 			return err
 		}
 		p := filepath.Join(dir, name)
-		if err := batch.WriteFileAtomic(p, data); err != nil {
+		if err := safefile.WriteFile(p, data); err != nil {
 			return err
 		}
 		written = append(written, p)

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 
-	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/compare"
 )
@@ -14,7 +14,7 @@ func errorStatus(err error) int {
 	switch {
 	case errors.Is(err, compare.ErrRegression):
 		return exitRegression
-	case errors.Is(err, golden.ErrInvalidInput),
+	case errors.Is(err, badinput.ErrInvalid),
 		errors.Is(err, metrics.ErrBadDialog),
 		errors.Is(err, metrics.ErrBadSpec):
 		return exitInvalidRows
