@@ -12,6 +12,8 @@
 //	              no I/O, no ONNX. It declares the Scorer interface.
 //	embed         sentence embeddings on ONNX Runtime (or pure Go) and the
 //	              cosine Scorer, with a persistent cache
+//	diskcache     the persistent, size-bounded bbolt cache file behind embed's
+//	              and judge's caches
 //	models        the default model's converter, model pulls and verification
 //	batch         the pipeline: fan-out, in-order writing of turns.parquet,
 //	              dialogs.parquet and summary.json, resume, shards, merge

@@ -98,7 +98,8 @@
 //
 // # Persistent cache
 //
-// With Options.CacheDir set, vectors are kept in a bbolt file keyed by
+// With Options.CacheDir set, vectors are kept in a bbolt file (package
+// diskcache) keyed by
 // sha256(weights sha256, tokenizer sha256, token cap, pooling, text), bounded
 // by Options.CacheMaxBytes (the oldest entries, by insertion, are evicted to
 // 90% of the bound; hits do not refresh an entry, so reads stay read-only). Writes are bbolt

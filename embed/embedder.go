@@ -25,7 +25,7 @@ type Embedder struct {
 	plan    ioPlan
 	dim     int
 	seqMult int
-	cache   *diskCache // nil without Options.CacheDir
+	cache   *vectorCache // nil without Options.CacheDir
 	// writes carries new vectors from the batching goroutine to the cache
 	// writer (see writeLoop); nil without a cache. writerDone is closed
 	// when the writer has stored everything sent.
@@ -627,8 +627,8 @@ func (e *Embedder) Close() error {
 			// The batching goroutine has stopped: nothing sends any more.
 			close(e.writes)
 			<-e.writerDone
-			if err := e.cache.close(); err != nil {
-				errs = append(errs, fmt.Errorf("closing the embedding cache %s: %w", e.cache.path, err))
+			if err := e.cache.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("closing the embedding cache %s: %w", e.cache.Path(), err))
 			}
 		}
 		e.closeErr = errors.Join(errs...)

@@ -1,6 +1,10 @@
 package embed
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/aem-dev/aem/diskcache"
+)
 
 // Sentinel errors returned (wrapped, with the path and the fix) by Open and the
 // Embedder's methods. Check them with errors.Is.
@@ -30,12 +34,14 @@ var (
 
 	// ErrCacheLocked: another process (or another Embedder in this process)
 	// holds the persistent cache file's lock past Options.CacheLockTimeout.
-	ErrCacheLocked = errors.New("embedding cache is locked by another process")
+	// It is diskcache.ErrLocked.
+	ErrCacheLocked = diskcache.ErrLocked
 
 	// ErrCacheCorrupt: the persistent cache file cannot be opened as a bbolt
 	// database. It only holds cached vectors: delete it, or set
 	// Options.DiscardCorruptCache to move it aside and start a fresh one.
-	ErrCacheCorrupt = errors.New("embedding cache file is corrupt")
+	// It is diskcache.ErrCorrupt.
+	ErrCacheCorrupt = diskcache.ErrCorrupt
 
 	// ErrClosed: the Embedder was closed.
 	ErrClosed = errors.New("embedder is closed")

@@ -1,6 +1,6 @@
 //go:build linux
 
-package embed
+package diskcache
 
 import (
 	"os"

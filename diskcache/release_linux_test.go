@@ -1,6 +1,6 @@
 //go:build linux
 
-package embed
+package diskcache
 
 import (
 	"bufio"
@@ -42,7 +42,7 @@ func rssFile(t *testing.T) int64 {
 const bound = 48 << 20
 
 // TestCacheRSSBounded writes a cache file several times larger than bound,
-// then reads it in random order, in batches as the embedder does, and
+// then reads it in random order, in batches as the embedder does (2 KiB values: 512-d vectors), and
 // checks that the mapped file never holds much more than bound of resident
 // memory, while writing or while reading. Each random read maps the
 // kernel's fault-around window (64 KiB), not just the 2 KiB value: counting
@@ -51,27 +51,24 @@ func TestCacheRSSBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 200 MiB cache file")
 	}
-	c, _, err := openCache(t.TempDir(), 1<<32, 0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
+	c := open(t, t.TempDir(), 1<<32)
+	defer c.Close()
 	const n, batch = 48000, 64
 	keys := make([][32]byte, n)
-	vec := make([]float32, 512)
+	vec := make([]byte, 2048) // a 512-d float32 vector
 	base := rssFile(t)
 	var peakWrite int64
 	for start := 0; start < n; start += 4000 {
-		var vecs [][]float32
+		var vecs [][]byte
 		for i := start; i < start+4000; i++ {
-			keys[i] = cacheKey([]byte("rss"), fmt.Sprint(i))
+			keys[i] = Key("rss", fmt.Sprint(i))
 			vecs = append(vecs, vec)
 		}
 		// Sample while the write runs: one large put is one transaction.
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if err := c.put(keys[start:start+4000], vecs); err != nil {
+			if err := c.Put(keys[start:start+4000], vecs); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -101,9 +98,9 @@ func TestCacheRSSBounded(t *testing.T) {
 		for j := range ks {
 			ks[j] = keys[r.IntN(n)]
 		}
-		found, _, err := c.get(ks)
-		if err != nil || found[0] == nil {
-			t.Fatalf("get: %v (found %v)", err, found[0] != nil)
+		found, _ := get(t, c, ks...)
+		if found[0] == nil {
+			t.Fatal("get: a stored key was not found")
 		}
 		peak = max(peak, rssFile(t)-base)
 	}

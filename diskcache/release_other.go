@@ -1,6 +1,6 @@
 //go:build !linux
 
-package embed
+package diskcache
 
 import bolt "go.etcd.io/bbolt"
 
