@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
 
@@ -116,7 +117,7 @@ func ScorePairs(ctx context.Context, s metrics.Scorer, pairs []Pair, batch int) 
 	if batch <= 0 {
 		batch = 1024
 	}
-	in := sweep.Input{Samples: make([]sweep.Sample, 0, len(pairs))}
+	in := sweep.Input{Samples: make([]sweep.Sample, 0, len(pairs)), EmbeddingModel: EmbeddingModelOf(s.ID())}
 	for lo := 0; lo < len(pairs); lo += batch {
 		hi := min(lo+batch, len(pairs))
 		cs := make([]metrics.Comparison, 0, hi-lo)
@@ -132,7 +133,8 @@ func ScorePairs(ctx context.Context, s metrics.Scorer, pairs []Pair, batch int) 
 		}
 		for i, p := range pairs[lo:hi] {
 			in.Samples = append(in.Samples, sweep.Sample{Group: p.Group, Score: answers[i].Score, HasLabel: p.HasLabel, Label: p.Label,
-				HasHuman: p.HasScore, Human: p.Score, Ref: "pair on row " + strconv.Itoa(p.Row)})
+				HasHuman: p.HasScore, Human: p.Score, Ref: "pair on row " + strconv.Itoa(p.Row),
+				Features: features.Extract(p.TextA, p.TextB, answers[i].Score), HasFeatures: true})
 		}
 	}
 	return in, nil

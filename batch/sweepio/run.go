@@ -192,6 +192,7 @@ func readRunDir(ctx context.Context, dir, local, path string, opts RunOptions) (
 		}
 	}
 	info.Turns = rowNo
+	in.EmbeddingModel = EmbeddingModelOf(info.Scorer)
 
 	var unmatched []*labelEntry
 	for _, es := range labels {
@@ -239,6 +240,10 @@ type turnView struct {
 	Structure    string                `parquet:"structure"`
 	GoldToolID   *string               `parquet:"gold_tool_id,optional"`
 	GoldAction   *string               `parquet:"gold_action,optional"`
+	GoldArgs     *string               `parquet:"gold_args,optional"`
+	PredictArgs  *string               `parquet:"predict_args,optional"`
+	GoldResponse *string               `parquet:"gold_response,optional"`
+	PredResponse *string               `parquet:"predict_response,optional"`
 	HumanLabel   *bool                 `parquet:"human_label,optional"`
 	HumanScore   *float64              `parquet:"human_score,optional"`
 	Scorer       string                `parquet:"scorer"`
@@ -331,7 +336,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 	}
 	if hasLabel {
 		info.LabelledTurns++
-		in.Verdicts = append(in.Verdicts, sweep.Verdict{Group: t.DialogID, Ref: ref, Auto: t.Pass, Human: label})
+		in.Verdicts = append(in.Verdicts, sweep.Verdict{Group: t.DialogID, Ref: ref, Kind: t.Kind, Auto: t.Pass, Human: label})
 	} else if hasScore {
 		info.LabelledTurns++
 	}
@@ -364,8 +369,10 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 			info.Excluded[ExcludedFieldExact]++
 			continue
 		}
-		in.Samples = append(in.Samples, sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, fs.Field), Field: field(fs),
-			Score: fs.Score, HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field})
+		s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, fs.Field), Field: field(fs),
+			Score: fs.Score, HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field}
+		withFeatures(&s, t, fs)
+		in.Samples = append(in.Samples, s)
 	}
 	if len(fieldEntries) > 0 || (!hasLabel && !hasScore) {
 		return nil // field labels are more precise than the turn's: they replace it for fitting
@@ -396,8 +403,10 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 			lowest = fs
 		}
 	}
-	in.Samples = append(in.Samples, sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
-		Score: lowest.Score, HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref})
+	s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
+		Score: lowest.Score, HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
+	withFeatures(&s, t, lowest)
+	in.Samples = append(in.Samples, s)
 	return nil
 }
 

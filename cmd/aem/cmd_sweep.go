@@ -18,7 +18,7 @@ type sweepOptions struct {
 	folds, bootstrap, minLabels, minPerClass                 int
 	seed                                                     uint64
 	level                                                    float64
-	noCV, ignoreUnmatched                                    bool
+	noCV, ignoreUnmatched, fit, acceptWeak                   bool
 	binarizeAt                                               string
 	scorer                                                   scorerOptions // used with --pairs only
 }
@@ -40,6 +40,8 @@ func (o *sweepOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.pairs, "pairs", "", "calibrate on a file of labelled text pairs (text_a, text_b, label and/or score) instead of a run")
 	fs.StringVar(&o.pairsFormat, "pairs-format", "auto", "format of --pairs: auto, jsonl, csv, tsv, parquet, stsb")
 	fs.StringVar(&o.binarizeAt, "binarize-at", "", "label a pass where only a graded human score is given and it is >= this (e.g. 4 on STS-B's 0-5)")
+	fs.BoolVar(&o.fit, "fit", false, "also fit the composite scorer (cosine plus lexical evidence) on the same folds, and choose it")
+	fs.BoolVar(&o.acceptWeak, "accept-weak", false, "exit 0 even when the fit is no better than a trivial rule (the warning stays)")
 	o.scorer.addFlags(fs)
 }
 
@@ -51,7 +53,7 @@ func (o sweepOptions) calibration() (sweep.Options, error) {
 		return opts, err
 	}
 	opts.Objective, opts.Folds, opts.Seed, opts.Bootstrap, opts.Level = obj, o.folds, o.seed, o.bootstrap, o.level
-	opts.MinLabels, opts.MinPerClass = o.minLabels, o.minPerClass
+	opts.MinLabels, opts.MinPerClass, opts.Fit = o.minLabels, o.minPerClass, o.fit
 	if o.noCV {
 		opts.Folds = 0
 	} else if o.folds < 2 {
@@ -88,6 +90,18 @@ A turn-level label calibrates the turn's lowest semantic score; turns whose
 verdict the scorer did not decide (exact matches, structure or key
 failures) are left out of fitting but count in the agreement.
 
+With --fit it also fits the composite scorer: a small logistic regression
+over the cosine and lexical evidence of each comparison (word, character
+and word-pair overlap, word order, numbers, dates, codes and names that
+differ, negation, length), cross-validated on the same folds, and chooses it.
+The plain cosine threshold's held-out figures are always shown beside the
+chosen scorer's (cosine_only in summary.json).
+
+A fit no better than a trivial rule (held-out MCC at most 0.1, ROC-AUC at
+most 0.6, or a threshold at the edge of the scores, so that everything or
+nothing passes) is reported on stderr and in summary.json ("warning"), and
+sweep exits 5 unless --accept-weak; the files are written either way.
+
 With --pairs FILE it calibrates on labelled text pairs instead, scored with
 --scorer (the embedding model by default). STS Benchmark files are read
 as they come (--pairs-format stsb, detected automatically).
@@ -101,10 +115,12 @@ sweep.svg. A short table goes to stdout.
 
 EXIT STATUS
 	0 success; 1 error (no labels, one class only, too few labels for
-	cross-validation, unreadable input); 2 usage error.
+	cross-validation, unreadable input); 2 usage error; 5 the fit is no
+	better than a trivial rule (files written; --accept-weak exits 0).
 
 EXAMPLES
 	aem sweep out
+	aem sweep out --fit
 	aem sweep out --objective precision@0.95 --labels field-labels.csv
 	aem sweep --pairs sts-dev.csv --binarize-at 4 -o stsb-sweep
 `,
@@ -133,7 +149,8 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 	sum := &sweepio.Summary{Version: 1, Settings: map[string]string{
 		"objective": opts.Objective.String(), "folds": strconv.Itoa(opts.Folds), "seed": strconv.FormatUint(opts.Seed, 10),
 		"bootstrap": strconv.Itoa(opts.Bootstrap), "level": strconv.FormatFloat(opts.Level, 'g', -1, 64),
-		"min_labels": strconv.Itoa(opts.MinLabels), "min_per_class": strconv.Itoa(opts.MinPerClass), "binarize_at": o.binarizeAt}}
+		"min_labels": strconv.Itoa(opts.MinLabels), "min_per_class": strconv.Itoa(opts.MinPerClass), "binarize_at": o.binarizeAt,
+		"fit": strconv.FormatBool(opts.Fit)}}
 	var in sweep.Input
 	if o.pairs != "" {
 		format, err := sweepio.ParseFormat(o.pairsFormat)
@@ -184,5 +201,8 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		return err
 	}
 	printSweep(env, sum, files)
+	if res.Weak() != nil && !o.acceptWeak {
+		return fmt.Errorf("%w: see the warning above; the files are written, --accept-weak exits 0", sweep.ErrWeak)
+	}
 	return nil
 }

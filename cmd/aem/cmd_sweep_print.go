@@ -25,66 +25,77 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 		}
 		fmt.Fprintf(env.Stdout, "left out of fitting: %s\n", strings.Join(parts, "; "))
 	}
-	fmt.Fprintf(env.Stdout, "objective %s, %s\n\n", r.Objective, r.Evaluation)
+	fmt.Fprintf(env.Stdout, "objective %s, %s; scored by %s\n\n", r.Objective, r.Evaluation, r.ScoredBy)
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "\tvalue\t%g%% CI\n", 100*levelOf(s))
-	row := func(name string, e *sweep.Estimate, note string) {
+	fmt.Fprintf(tw, "\t%s\t%g%% CI\tcosine only\t\n", r.ScoredBy, 100*levelOf(s))
+	cos := r.CosineOnly
+	if cos == nil {
+		cos = &sweep.Block{Figures: &sweep.Figures{}}
+	}
+	row := func(name string, e, cosine *sweep.Estimate, note string) {
 		if e == nil {
 			return
 		}
-		ci := "-"
+		ci, c := "-", "-"
 		if e.Low != nil {
 			ci = fmt.Sprintf("[%.3f, %.3f]", *e.Low, *e.High)
 		}
-		if note != "" {
-			ci += "\t" + note
+		if cosine != nil {
+			c = fmt.Sprintf("%.4f", cosine.Value)
 		}
-		fmt.Fprintf(tw, "%s\t%.4f\t%s\n", name, e.Value, ci)
+		fmt.Fprintf(tw, "%s\t%.4f\t%s\t%s\t%s\n", name, e.Value, ci, c, note)
 	}
 	if r.Threshold != nil {
 		note := ""
 		if r.Folds != nil {
 			note = fmt.Sprintf("folds %.3f-%.3f (sd %.3f)", r.Folds.Min, r.Folds.Max, r.Folds.SD)
 		}
-		row("threshold", r.Threshold, note)
+		row("threshold", r.Threshold, cos.Threshold, note)
 	}
 	if r.Figures != nil {
 		how := "in-sample"
 		if r.Folds != nil {
 			how = "held-out"
 		}
-		row("f1", r.F1, how)
-		row("precision", r.Precision, "")
-		row("recall", r.Recall, "")
-		row("accuracy", r.Accuracy, "")
-		row("mcc", r.MCC, "")
+		row("f1", r.F1, cos.F1, how)
+		row("precision", r.Precision, cos.Precision, "")
+		row("recall", r.Recall, cos.Recall, "")
+		row("accuracy", r.Accuracy, cos.Accuracy, "")
+		row("mcc", r.MCC, cos.MCC, "")
 	}
-	row("roc_auc", r.ROCAUC, "")
-	row("average_precision", r.AveragePrecision, "")
+	row("roc_auc", r.ROCAUC, cos.ROCAUC, "")
+	row("average_precision", r.AveragePrecision, nil, "")
 	if c := r.Correlations; c != nil {
-		row("pearson", c.Pearson, "vs human_score")
-		row("spearman", c.Spearman, "vs human_score")
-		row("kendall", c.Kendall, "vs human_score")
-		row("point_biserial", c.PointBiserial, "vs human_label")
+		row("pearson", c.Pearson, nil, "vs human_score")
+		row("spearman", c.Spearman, nil, "vs human_score")
+		row("kendall", c.Kendall, nil, "vs human_score")
+		row("point_biserial", c.PointBiserial, nil, "vs human_label")
 	}
 	if a := r.Agreement; a != nil {
-		row("verdict kappa", a.Kappa, fmt.Sprintf("%d turns, %d disagree", a.Turns, a.DisagreementCount))
+		row("verdict kappa", a.Kappa, nil, fmt.Sprintf("%d turns, %d disagree (the run's verdicts)", a.Turns, a.DisagreementCount))
+		for _, k := range sortedStrings(a.ByKind) {
+			g := a.ByKind[k]
+			fmt.Fprintf(tw, "agreement %s\t%.4f\t-\t-\t%d turns, kappa %.3f\n", k, g.Accuracy, g.Turns, g.Kappa)
+		}
 	}
 	tw.Flush()
 	if len(r.SubMetrics) > 0 {
 		fmt.Fprintln(env.Stdout)
 		tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "sub-metric\tlabels\tthreshold\troc_auc")
+		fmt.Fprintln(tw, "sub-metric\tlabels\tthreshold\troc_auc\tcomposite held-out accuracy (cosine only)")
 		for _, k := range sortedStrings(r.SubMetrics) {
 			g := r.SubMetrics[k]
-			th, auc := "global", "-"
+			th, auc, comp := "global", "-", "-"
 			if g.Threshold != nil {
 				th = fmt.Sprintf("%.4f", *g.Threshold)
 			}
 			if g.ROCAUC != nil {
 				auc = fmt.Sprintf("%.3f", *g.ROCAUC)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", k, g.Labels.Binary, th, auc)
+			if m := g.Composite; m != nil && m.HeldOut != nil {
+				comp = fmt.Sprintf("%.4f (%.4f)", m.HeldOut.Accuracy, m.HeldOut.CosineOnly.Accuracy)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", k, g.Labels.Binary, th, auc, comp)
 		}
 		tw.Flush()
 	}
@@ -99,6 +110,9 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(env.Stderr, "aem sweep: warning: %s\n", w)
+	}
+	if err := r.Weak(); err != nil {
+		fmt.Fprintf(env.Stderr, "aem sweep: warning: %v\n", err)
 	}
 	if len(files) > 0 {
 		names := make([]string, len(files))

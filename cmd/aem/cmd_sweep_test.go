@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -60,6 +61,12 @@ func runSweepCmdEnv(t *testing.T, getenv func(string) string, args ...string) (s
 }
 
 func writeSweepRun(t *testing.T, oneClass bool) string {
+	return writeLabelledRun(t, func(s float64, r *rand.Rand) bool { return s >= 0.55 || oneClass })
+}
+
+// writeLabelledRun writes a run of 30 dialogs of 4 action turns whose
+// similarity s is uniform and whose human label is label(s).
+func writeLabelledRun(t *testing.T, label func(s float64, r *rand.Rand) bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -68,7 +75,7 @@ func writeSweepRun(t *testing.T, oneClass bool) string {
 	for d := range 30 {
 		for k := int64(1); k <= 4; k++ {
 			s := r.Float64()
-			label := s >= 0.55 || oneClass
+			label := label(s, r)
 			rows = append(rows, batch.TurnRow{DialogID: fmt.Sprintf("d%02d", d), TurnNo: k, Kind: "action", Role: "Tool", Pass: s >= 0.5,
 				Structure: "pass", GoldToolID: &tool, GoldAction: &action, HumanLabel: &label, Scorer: "lexical",
 				FieldScores: []batch.FieldScoreRow{{Field: "crm.find.city", Method: "semantic", Score: s, Threshold: 0.5, Pass: s >= 0.5}}})
@@ -95,6 +102,70 @@ func TestSweepCommandRun(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "sweep", f)); err != nil {
 			t.Error(err)
 		}
+	}
+	t.Log("\n" + stdout)
+}
+
+func TestSweepCommandWeak(t *testing.T) {
+	// Labels independent of the scores: the fit is no better than chance.
+	dir := writeLabelledRun(t, func(_ float64, r *rand.Rand) bool { return r.Float64() < 0.7 })
+	stdout, stderr, err := runSweepCmd(t, dir, "--bootstrap", "0")
+	if !errors.Is(err, sweep.ErrWeak) || errorStatus(err) != exitWeak {
+		t.Fatalf("err = %v (status %d), want ErrWeak (status %d)\n%s", err, errorStatus(err), exitWeak, stderr)
+	}
+	if !strings.Contains(stderr, "no better than a trivial rule") || !strings.Contains(stdout, "wrote ") {
+		t.Errorf("stderr %q\nstdout %q", stderr, stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "sweep", sweepio.SummaryFile))
+	if err != nil || !strings.Contains(string(b), `"warning": "the fit is no better than a trivial rule`) {
+		t.Errorf("summary.json: %v\n%s", err, b)
+	}
+	if _, stderr, err = runSweepCmd(t, dir, "--bootstrap", "0", "--accept-weak"); err != nil || !strings.Contains(stderr, "no better than a trivial rule") {
+		t.Errorf("--accept-weak: %v; stderr %q", err, stderr)
+	}
+}
+
+func TestSweepCommandFitPairs(t *testing.T) {
+	// Paraphrases pass; copies with one number changed, lexically closer
+	// to the original than the paraphrases, fail.
+	var b strings.Builder
+	b.WriteString("text_a\ttext_b\tlabel\n")
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range 120 {
+		a := fmt.Sprintf("The order %d ships on day %d with %d items", 1000+i, 1+r.IntN(28), 1+r.IntN(9))
+		pred, label := strings.Replace(strings.Replace(a, "The order", "Order", 1), "ships on", "is shipped by", 1), 1
+		if i%3 == 0 {
+			pred, label = a[:len(a)-1]+"0", 0
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%d\n", a, pred, label)
+	}
+	pairs := filepath.Join(t.TempDir(), "pairs.tsv")
+	if err := os.WriteFile(pairs, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "cal")
+	stdout, stderr, err := runSweepCmd(t, "--pairs", pairs, "--scorer", "lexical", "--fit", "-o", out, "--bootstrap", "0")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "scored by composite") || !strings.Contains(stdout, "cosine only") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	var sum struct {
+		ScoredBy   string `json:"scored_by"`
+		Accuracy   struct{ Value float64 }
+		CosineOnly struct{ Accuracy struct{ Value float64 } } `json:"cosine_only"`
+		Composite  struct {
+			Features []string              `json:"features"`
+			HeldOut  struct{ Samples int } `json:"held_out"`
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(out, sweepio.SummaryFile))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.ScoredBy != "composite" || sum.Composite.HeldOut.Samples != 120 || len(sum.Composite.Features) == 0 || sum.Accuracy.Value <= sum.CosineOnly.Accuracy.Value {
+		t.Errorf("summary: %+v", sum)
 	}
 	t.Log("\n" + stdout)
 }

@@ -17,6 +17,7 @@ const (
 	exitUsage       = 2
 	exitInvalidRows = 3
 	exitRegression  = 4
+	exitWeak        = 5
 	exitInterrupted = 130
 )
 

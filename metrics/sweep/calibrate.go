@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/composite"
+	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/metrics/stats"
 )
 
@@ -68,7 +71,7 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 		}
 	}
 	if len(binary) > 0 {
-		if err := fitGlobal(ctx, res, binary, opts); err != nil {
+		if err := fitGlobal(ctx, res, binary, in, opts); err != nil {
 			return nil, err
 		}
 		res.Evaluation = "in-sample (fitted and scored on the same rows: optimistic)"
@@ -83,7 +86,7 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := fitGroups(ctx, res, samples, opts); err != nil {
+	if err := fitGroups(ctx, res, samples, in, opts); err != nil {
 		return nil, err
 	}
 	res.Agreement, err = agreement(ctx, in.Verdicts, opts)
@@ -148,178 +151,182 @@ func columns(s []Sample) (scores []float64, labels []bool, groups []int) {
 	return scores, labels, groups
 }
 
-// fitGlobal fits the global threshold on binary samples, cross-validates
-// it and bootstraps intervals.
-func fitGlobal(ctx context.Context, res *Result, bs []Sample, opts Options) error {
+// fitGlobal fits the global threshold on binary samples (and, with
+// Options.Fit, the composite), cross-validates both on the same folds and
+// bootstraps intervals for the chosen one.
+func fitGlobal(ctx context.Context, res *Result, bs []Sample, in Input, opts Options) error {
 	scores, labels, groups := columns(bs)
-	sorted, err := stats.NewSorted(scores, labels)
-	if err != nil {
-		return err
-	}
-	pts := sorted.Sweep(nil)
-	chosen, err := opts.Objective.Choose(pts)
-	if err != nil {
-		return err
-	}
-	thr := pts[chosen].Threshold
-	res.Points, res.Chosen = pts, chosen
-	res.Threshold = &Estimate{Value: thr}
-	res.InSample = figuresOf(pts[chosen].Confusion)
-	auc, err := stats.AUC(pts)
-	if err != nil {
-		return err
-	}
-	ap, err := stats.AveragePrecision(pts)
-	if err != nil {
-		return err
-	}
-	res.ROCAUC, res.AveragePrecision = &Estimate{Value: auc}, &Estimate{Value: ap}
-
-	var oof []bool // out-of-fold predictions
+	var folds []int
+	used := 0
 	if opts.Folds >= 2 {
-		folds, used, err := splitFolds(groups, labels, opts)
-		if err != nil {
+		var err error
+		if folds, used, err = splitFolds(bs, groups, labels, opts); err != nil {
 			return err
 		}
 		if used < opts.Folds {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("cross-validation used %d folds instead of %d: the labels come from too few dialogs (or one class sits in too few of them) for %d", used, opts.Folds, opts.Folds))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("cross-validation used %d folds instead of %d: with %d folds some held-out fold would leave a class with no label to fit on (%s)",
+				used, opts.Folds, opts.Folds, classSpread(bs, labels)))
 		}
-		info := &FoldInfo{Requested: opts.Folds, Used: used, Seed: opts.Seed, Sizes: make([]int, used), Thresholds: make([]float64, used)}
-		oof = make([]bool, len(bs))
-		for f := 0; f < used; f++ {
-			var ts []float64
-			var tl []bool
-			for i := range bs {
-				if folds[i] == f {
-					info.Sizes[f]++
-				} else {
-					ts, tl = append(ts, scores[i]), append(tl, labels[i])
-				}
-			}
-			fp, err := stats.Sweep(ts, tl)
-			if err != nil {
-				return err
-			}
-			k, err := opts.Objective.Choose(fp)
-			if err != nil {
-				return fmt.Errorf("fitting the threshold without fold %d: %w", f+1, err)
-			}
-			info.Thresholds[f] = fp[k].Threshold
-			for i := range bs {
-				if folds[i] == f {
-					oof[i] = scores[i] >= fp[k].Threshold
-				}
-			}
-		}
-		info.Mean, info.SD = stats.MeanSD(info.Thresholds)
-		info.Min, info.Max = minMax(info.Thresholds)
-		res.Folds = info
-		var c stats.Confusion
-		for i := range bs {
-			c.Add(oof[i], labels[i], 1)
-		}
-		res.Figures = figuresOf(c)
-	} else {
-		res.Figures = figuresOf(pts[chosen].Confusion)
-		res.InSample = nil // the main figures are already in-sample
 	}
-
-	if opts.Bootstrap == 0 {
-		return nil
-	}
-	boot, err := stats.NewBootstrap(groups, opts.Seed)
+	cos, err := evaluate(cosineLearner{scores}, labels, folds, used, opts)
 	if err != nil {
 		return err
 	}
-	const (
-		bThr = iota
-		bAUC
-		bAP
-		bF1
-		bAcc
-		bMCC
-		bPrec
-		bRec
-		bBal
-		bKappa
-		bN
-	)
-	vals := make([][]float64, bN)
-	var w []float64
-	for r := 0; r < opts.Bootstrap; r++ {
-		if r%16 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	res.CosineOnly = cos.block()
+	chosen := cos
+	res.ScoredBy = ScoredByCosine
+	if opts.Fit {
+		x, err := featuresOf(bs)
+		if err != nil {
+			return err
 		}
-		w = boot.Next(w)
-		p := sorted.Sweep(w)
-		nan := math.NaN()
-		t, a, ap := nan, nan, nan
-		if p[0].Positives() > 0 && p[0].Negatives() > 0 {
-			if k, err := opts.Objective.Choose(p); err == nil {
-				t = p[k].Threshold
-			}
-			a, _ = stats.AUC(p)
-			ap, _ = stats.AveragePrecision(p)
+		comp, err := evaluate(compositeLearner{x: x, labels: labels, l2: opts.L2}, labels, folds, used, opts)
+		if err != nil {
+			return err
 		}
-		var c stats.Confusion
-		for i := range bs {
-			pred := scores[i] >= thr
-			if oof != nil {
-				pred = oof[i]
-			}
-			c.Add(pred, labels[i], w[i])
+		comp.model.EmbeddingModel = in.EmbeddingModel
+		comp.model.HeldOut = comp.heldOut(labels, cos)
+		res.Composite, chosen, res.ScoredBy = comp.model, comp, ScoredByComposite
+	}
+	res.Points, res.Chosen = chosen.points, chosen.chosen
+	res.Threshold = &Estimate{Value: chosen.block().Threshold.Value}
+	res.InSample = figuresOf(chosen.inSample)
+	res.ROCAUC, res.AveragePrecision = &Estimate{Value: chosen.auc}, &Estimate{Value: chosen.ap}
+	res.Folds = chosen.folds
+	res.Figures = figuresOf(chosen.figures)
+	if folds == nil {
+		res.InSample = nil // the main figures are already in-sample
+	}
+	res.Warning = weakness(chosen, labels)
+	if opts.Bootstrap == 0 {
+		return nil
+	}
+	return bootstrapIntervals(ctx, res, chosen, labels, groups, opts)
+}
+
+// featuresOf collects the samples' features; every sample must have them.
+func featuresOf(bs []Sample) ([]features.Vector, error) {
+	x := make([]features.Vector, len(bs))
+	for i, s := range bs {
+		if !s.HasFeatures {
+			return nil, &Error{Err: ErrNoFeatures, Detail: fmt.Sprintf("%s has a similarity but not the texts it compared", s.Ref),
+				Fix: "fit the composite on a run written by this version of aem run, or on --pairs"}
 		}
-		for k, v := range []float64{t, a, ap, c.F1(), c.Accuracy(), c.MCC(), c.Precision(), c.Recall(), c.BalancedAccuracy(), c.Kappa()} {
-			vals[k] = append(vals[k], v)
+		x[i] = s.Features
+	}
+	return x, nil
+}
+
+// weakness says why a fit is no better than a trivial rule, or "".
+func weakness(e *evaluation, labels []bool) string {
+	var why []string
+	how := "held-out"
+	if e.folds == nil {
+		how = "in-sample"
+	}
+	if mcc := e.figures.MCC(); mcc <= WeakMCC {
+		why = append(why, fmt.Sprintf("%s MCC %.3f (at most %g)", how, mcc, WeakMCC))
+	}
+	if e.auc <= WeakROCAUC {
+		why = append(why, fmt.Sprintf("ROC-AUC %.3f (at most %g)", e.auc, WeakROCAUC))
+	}
+	switch e.chosen {
+	case 0:
+		why = append(why, fmt.Sprintf("the threshold %.4g sits at the lowest score, so every labelled comparison passes", e.threshold()))
+	case len(e.points) - 1:
+		why = append(why, fmt.Sprintf("the threshold %.4g sits above the highest score, so no labelled comparison passes", e.threshold()))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	pos := 0
+	for _, l := range labels {
+		if l {
+			pos++
 		}
 	}
-	method := fmt.Sprintf("bootstrap by dialog, %d replicates", opts.Bootstrap)
-	withCI(res.Threshold, vals[bThr], opts.Level, method)
-	withCI(res.ROCAUC, vals[bAUC], opts.Level, method)
-	withCI(res.AveragePrecision, vals[bAP], opts.Level, method)
-	f := res.Figures
-	for k, e := range []*Estimate{f.F1, f.Accuracy, f.MCC, f.Precision, f.Recall, f.BalancedAccuracy, f.Kappa} {
-		withCI(e, vals[bF1+k], opts.Level, method)
+	major := max(pos, len(labels)-pos)
+	return fmt.Sprintf("the fit is no better than a trivial rule: %s; calling every one of the %d labelled comparisons the majority class (%d pass, %d fail) would be %.1f%% right. The scores do not separate the human labels",
+		strings.Join(why, ", "), len(labels), pos, len(labels)-pos, 100*float64(major)/float64(len(labels)))
+}
+
+// classSpread says how many labels of each class there are and how many
+// dialogs (groups) hold them, naming the groups when there are few.
+func classSpread(bs []Sample, labels []bool) string {
+	var parts []string
+	for _, class := range []bool{true, false} {
+		name := "fail"
+		if class {
+			name = "pass"
+		}
+		n := 0
+		var groups []string
+		seen := map[string]bool{}
+		for i, s := range bs {
+			if labels[i] != class {
+				continue
+			}
+			n++
+			if !seen[s.Group] {
+				seen[s.Group] = true
+				groups = append(groups, s.Group)
+			}
+		}
+		where := fmt.Sprintf("%d dialog(s)", len(groups))
+		if len(groups) > 0 && len(groups) <= 3 {
+			where += " (" + strings.Join(groups, ", ") + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s label(s) from %s", n, name, where))
 	}
-	return nil
+	return strings.Join(parts, ", ")
 }
 
 // splitFolds finds the largest k <= opts.Folds for which every training
-// part holds both classes.
-func splitFolds(groups []int, labels []bool, opts Options) (folds []int, k int, err error) {
+// part holds both classes. When no k >= 2 works it says why: a class whose
+// labels all come from one dialog can never be both held out and fitted
+// on; otherwise it shows the two-fold split's counts.
+func splitFolds(bs []Sample, groups []int, labels []bool, opts Options) (folds []int, k int, err error) {
 	ng := 0
 	for _, g := range groups {
 		ng = max(ng, g+1)
 	}
+	perFold := ""
 	for k = min(opts.Folds, ng); k >= 2; k-- {
 		folds, err = stats.KFoldByGroup(groups, labels, k, opts.Seed)
 		if err != nil {
 			return nil, 0, err
 		}
-		ok := true
-		for f := 0; f < k && ok; f++ {
-			var pos, neg, test int
+		var bad []string
+		for f := 0; f < k; f++ {
+			var pos, neg, testPos, testNeg int
 			for i := range labels {
 				switch {
+				case folds[i] == f && labels[i]:
+					testPos++
 				case folds[i] == f:
-					test++
+					testNeg++
 				case labels[i]:
 					pos++
 				default:
 					neg++
 				}
 			}
-			ok = test > 0 && pos > 0 && neg > 0
+			if testPos+testNeg == 0 || pos == 0 || neg == 0 {
+				bad = append(bad, fmt.Sprintf("holding out fold %d (%d pass, %d fail) leaves %d pass and %d fail to fit on", f+1, testPos, testNeg, pos, neg))
+			}
 		}
-		if ok {
+		if len(bad) == 0 {
 			return folds, k, nil
 		}
+		perFold = fmt.Sprintf("; with %d folds, %s", k, strings.Join(bad, "; "))
 	}
-	return nil, 0, &Error{Err: ErrTooFewLabels,
-		Detail: fmt.Sprintf("the %d binary labels come from %d dialog(s); cross-validation by dialog needs at least 2 dialogs, with both classes outside every held-out fold", len(labels), ng),
-		Fix:    "label turns in more dialogs, lower --folds, or pass --no-cv to fit and score on the same rows (in-sample figures, optimistic)"}
+	detail := fmt.Sprintf("the %d binary labels are %s; cross-validation by dialog needs each class in at least 2 dialogs, so that holding out any fold leaves both classes to fit on",
+		len(labels), classSpread(bs, labels))
+	if ng >= 2 {
+		detail += perFold
+	}
+	return nil, 0, &Error{Err: ErrTooFewLabels, Detail: detail,
+		Fix: "label turns of the rarer class in more dialogs, or pass --no-cv to fit and score on the same rows (in-sample figures, optimistic); fewer --folds cannot help, every count down to 2 was tried"}
 }
 
 func minMax(v []float64) (lo, hi float64) {
@@ -466,7 +473,7 @@ func bootstrapCI(ctx context.Context, e *Estimate, group []string, opts Options,
 }
 
 // fitGroups fits per-sub-metric and per-field thresholds.
-func fitGroups(ctx context.Context, res *Result, s []Sample, opts Options) error {
+func fitGroups(ctx context.Context, res *Result, s []Sample, in Input, opts Options) error {
 	bySub := map[string][]Sample{}
 	byField := map[string][]Sample{}
 	for _, x := range s {
@@ -483,6 +490,11 @@ func fitGroups(ctx context.Context, res *Result, s []Sample, opts Options) error
 			g, err := fitGroup(ctx, bySub[k], opts, true, &res.Warnings, k)
 			if err != nil {
 				return fmt.Errorf("sub-metric %s: %w", k, err)
+			}
+			if opts.Fit && g.Threshold != nil {
+				if g.Composite, err = fitGroupComposite(bySub[k], in, opts); err != nil {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("sub-metric %s: no composite of its own, the global one applies: %v", k, err))
+				}
 			}
 			res.SubMetrics[k] = g
 		}
@@ -552,6 +564,40 @@ func fitGroup(ctx context.Context, s []Sample, opts Options, withCorr bool, warn
 	return g, nil
 }
 
+// fitGroupComposite fits and cross-validates a composite on one
+// sub-metric's binary samples.
+func fitGroupComposite(s []Sample, in Input, opts Options) (*composite.Model, error) {
+	var bs []Sample
+	for _, x := range s {
+		if x.HasLabel {
+			bs = append(bs, x)
+		}
+	}
+	scores, labels, groups := columns(bs)
+	x, err := featuresOf(bs)
+	if err != nil {
+		return nil, err
+	}
+	var folds []int
+	used := 0
+	if opts.Folds >= 2 {
+		if folds, used, err = splitFolds(bs, groups, labels, opts); err != nil {
+			return nil, err
+		}
+	}
+	cos, err := evaluate(cosineLearner{scores}, labels, folds, used, opts)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := evaluate(compositeLearner{x: x, labels: labels, l2: opts.L2}, labels, folds, used, opts)
+	if err != nil {
+		return nil, err
+	}
+	comp.model.EmbeddingModel = in.EmbeddingModel
+	comp.model.HeldOut = comp.heldOut(labels, cos)
+	return comp.model, nil
+}
+
 func agreement(ctx context.Context, v []Verdict, opts Options) (*Agreement, error) {
 	if len(v) == 0 {
 		return nil, nil
@@ -578,6 +624,22 @@ func agreement(ctx context.Context, v []Verdict, opts Options) (*Agreement, erro
 		return nil, err
 	}
 	a.Confusion, a.Accuracy, a.Kappa = countsOf(c), c.Accuracy(), &Estimate{Value: c.Kappa()}
+	byKind := map[string]*stats.Confusion{}
+	for _, x := range v {
+		if x.Kind == "" {
+			continue
+		}
+		if byKind[x.Kind] == nil {
+			byKind[x.Kind] = &stats.Confusion{}
+		}
+		byKind[x.Kind].Add(x.Auto, x.Human, 1)
+	}
+	if len(byKind) > 0 {
+		a.ByKind = map[string]*KindAgreement{}
+		for k, c := range byKind {
+			a.ByKind[k] = &KindAgreement{Turns: int(c.N()), Confusion: countsOf(*c), Accuracy: c.Accuracy(), Kappa: c.Kappa()}
+		}
+	}
 	if opts.Bootstrap > 0 {
 		err := bootstrapCI(ctx, a.Kappa, names, opts, func(w []float64) float64 {
 			c, _ := stats.ConfusionOf(auto, human, w)

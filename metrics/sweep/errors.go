@@ -23,6 +23,12 @@ var (
 	// ErrNoThreshold means a result has no fitted threshold (graded labels
 	// only), so no thresholds file can be made from it.
 	ErrNoThreshold = errors.New("no threshold was fitted")
+	// ErrNoFeatures means the composite was asked for but a sample lacks
+	// the texts its features come from.
+	ErrNoFeatures = errors.New("no features to fit the composite on")
+	// ErrWeak means the fit is no better than a trivial rule (see
+	// Result.Weak).
+	ErrWeak = errors.New("the calibration is no better than a trivial rule")
 )
 
 // Error is a calibration problem caused by the input, with what was found

@@ -197,7 +197,7 @@ func TestSplitFoldsNoLeak(t *testing.T) {
 	o := DefaultOptions()
 	for _, k := range []int{2, 3, 5, 10} {
 		o.Folds = k
-		folds, used, err := splitFolds(groups, labels, o)
+		folds, used, err := splitFolds(s, groups, labels, o)
 		if err != nil || used != k {
 			t.Fatalf("k=%d: used %d, %v", k, used, err)
 		}

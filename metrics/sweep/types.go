@@ -3,6 +3,8 @@ package sweep
 import (
 	"math"
 
+	"github.com/aem-dev/aem/metrics/composite"
+	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/metrics/stats"
 )
 
@@ -19,6 +21,10 @@ type Sample struct {
 	Field string
 	// Score is the similarity the label calibrates.
 	Score float64
+	// Features are the comparison's features (Features[0] is Score), for
+	// fitting the composite; HasFeatures says they are set.
+	Features    features.Vector
+	HasFeatures bool
 
 	HasLabel bool    // Label is set
 	Label    bool    // human verdict: true = same meaning (pass)
@@ -35,6 +41,7 @@ type Sample struct {
 type Verdict struct {
 	Group string
 	Ref   string
+	Kind  string // "action" or "response" (metrics.Kind), for agreement by kind
 	Auto  bool
 	Human bool
 }
@@ -43,6 +50,9 @@ type Verdict struct {
 type Input struct {
 	Samples  []Sample
 	Verdicts []Verdict
+	// EmbeddingModel is the model whose cosines the samples hold, recorded
+	// in fitted composites.
+	EmbeddingModel composite.EmbeddingModel
 }
 
 // Options configures Calibrate. The zero value is not useful; start from
@@ -68,7 +78,28 @@ type Options struct {
 	// BinarizeAt, when not NaN, labels samples that have a graded human
 	// score but no binary label as pass when Human >= BinarizeAt.
 	BinarizeAt float64
+	// Fit fits the composite (a logistic regression on the samples'
+	// features) besides the plain cosine threshold, on the same folds, and
+	// makes it the chosen scorer. Every binary-labelled sample must have
+	// features.
+	Fit bool
+	// L2 is the composite's penalty (0: composite.DefaultL2).
+	L2 float64
 }
+
+// A fit is weak (Result.Warning) when its held-out MCC is at most WeakMCC,
+// its ROC-AUC at most WeakROCAUC, or its threshold at the edge of the
+// scores (everything passes or nothing does).
+const (
+	WeakMCC    = 0.1
+	WeakROCAUC = 0.6
+)
+
+// Values of Result.ScoredBy.
+const (
+	ScoredByCosine    = "cosine"    // a threshold on the similarity
+	ScoredByComposite = "composite" // a threshold on the composite's probability
+)
 
 // DefaultOptions: F1, 5 folds, seed 1, 1000 bootstrap replicates, 95%
 // intervals, 30 labels (5 of each class) for a field or sub-metric threshold.
@@ -158,6 +189,9 @@ type GroupResult struct {
 	InSample *Figures `json:"in_sample,omitempty"`
 	ROCAUC   *float64 `json:"roc_auc,omitempty"`
 	*Correlations
+	// Composite is the group's own fitted composite (Options.Fit, for
+	// sub-metrics with enough labels), with its held-out figures.
+	Composite *composite.Model `json:"composite,omitempty"`
 
 	// Points is the group's sweep (when it has both classes).
 	Points []stats.Point `json:"-"`
@@ -169,11 +203,29 @@ type Agreement struct {
 	Confusion Counts    `json:"confusion"`
 	Accuracy  float64   `json:"accuracy"`
 	Kappa     *Estimate `json:"kappa"`
+	// ByKind is the agreement on action and on response turns apart.
+	ByKind map[string]*KindAgreement `json:"by_kind,omitempty"`
 	// Disagreements lists up to 20 turns where the verdicts differ, the
 	// first ones to show a reviewer.
 	Disagreements []string `json:"disagreements,omitempty"`
 	// DisagreementCount is how many turns differ in all.
 	DisagreementCount int `json:"disagreement_count"`
+}
+
+// KindAgreement is the agreement on one kind of turn.
+type KindAgreement struct {
+	Turns     int     `json:"turns"`
+	Confusion Counts  `json:"confusion"`
+	Accuracy  float64 `json:"accuracy"`
+	Kappa     float64 `json:"kappa"`
+}
+
+// Block is one scorer's threshold and figures (held-out when
+// cross-validated), with the same keys as the top level of a Result.
+type Block struct {
+	Threshold *Estimate `json:"threshold"`
+	*Figures
+	ROCAUC *Estimate `json:"roc_auc"`
 }
 
 // Result is the outcome of Calibrate. Its JSON form is the body of
@@ -186,8 +238,15 @@ type Result struct {
 	Evaluation string      `json:"evaluation"`
 	Labels     LabelCounts `json:"labels"`
 
+	// ScoredBy names the chosen scorer whose threshold and figures sit at
+	// the top level: ScoredByCosine, or ScoredByComposite with Options.Fit.
+	ScoredBy string `json:"scored_by,omitempty"`
+	// Warning says why the fit is no better than a trivial rule (see
+	// WeakMCC); empty when it is not weak.
+	Warning string `json:"warning,omitempty"`
 	// Threshold is the threshold fitted on all labelled samples, with a
-	// bootstrap interval of the refitted threshold.
+	// bootstrap interval of the refitted threshold (the cosine's only: the
+	// composite is not refitted per replicate).
 	Threshold *Estimate `json:"threshold,omitempty"`
 	Folds     *FoldInfo `json:"folds,omitempty"`
 	*Figures
@@ -196,6 +255,11 @@ type Result struct {
 	// InSample are the figures at Threshold on all labelled samples, shown
 	// beside held-out figures so the optimism is visible.
 	InSample *Figures `json:"in_sample,omitempty"`
+	// CosineOnly is the plain cosine threshold on the same folds, always
+	// reported so the chosen scorer can be compared with it.
+	CosineOnly *Block `json:"cosine_only,omitempty"`
+	// Composite is the composite fitted on all labelled samples (Options.Fit).
+	Composite *composite.Model `json:"composite,omitempty"`
 	*Correlations
 
 	SubMetrics map[string]*GroupResult `json:"sub_metrics,omitempty"`
@@ -207,4 +271,14 @@ type Result struct {
 	// threshold; Chosen indexes the chosen point.
 	Points []stats.Point `json:"-"`
 	Chosen int           `json:"-"`
+}
+
+// Weak returns an *Error wrapping ErrWeak when the fit is no better than
+// a trivial rule (Warning is set), nil otherwise.
+func (r *Result) Weak() error {
+	if r.Warning == "" {
+		return nil
+	}
+	return &Error{Err: ErrWeak, Detail: r.Warning,
+		Fix: "look at the disagreements (aem show), label more turns of the rarer class, or fit the composite (--fit), which sees numbers, names and negations the cosine misses; --accept-weak keeps the result anyway"}
 }

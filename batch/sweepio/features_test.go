@@ -1,0 +1,67 @@
+package sweepio
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/metrics/composite"
+	"github.com/aem-dev/aem/metrics/features"
+)
+
+func TestValueAt(t *testing.T) {
+	args := `{"city": "Paris", "filters": {"region.code": "EU", "tags": ["a", {"k": "v"}]}, "n": 5}`
+	cases := []struct {
+		path string
+		want any
+		ok   bool
+	}{
+		{"city", "Paris", true},
+		{"filters.region.code", "EU", true}, // a key with a dot
+		{"filters.tags[0]", "a", true},
+		{"filters.tags[1].k", "v", true},
+		{"filters.tags[2]", nil, false},
+		{"filters.tags[x]", nil, false},
+		{"missing", nil, false},
+		{"city.sub", nil, false},
+	}
+	for _, tc := range cases {
+		got, ok := valueAt(args, tc.path)
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
+			t.Errorf("valueAt(%q) = %v, %v; want %v, %v", tc.path, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := valueAt("not json", "city"); ok {
+		t.Error("valueAt found a value in invalid JSON")
+	}
+}
+
+func TestSamplesCarryFeatures(t *testing.T) {
+	value := actionTurn("a", 1, true, ptr(true), sem("crm.find.city", 0.62))
+	value.GoldArgs, value.PredictArgs = ptr(`{"city": {"$any": ["New York City", "NYC"]}}`), ptr(`{"city": "New York"}`)
+	value.FieldScores[0].Method = "any"
+	reply := batch.TurnRow{DialogID: "b", TurnNo: 2, Role: "Agent", Kind: "response", Pass: true, HumanLabel: ptr(false),
+		GoldResponse: ptr("Revenue was $4.5M."), PredictResponse: ptr("Revenue was $5.2M."),
+		FieldScores: []batch.FieldScoreRow{sem("response", 0.91)}, Scorer: "embed:use-lite@sha256:ab12"}
+	in, _, err := ReadRun(context.Background(), writeRun(t, []batch.TurnRow{value, reply}), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Samples) != 2 {
+		t.Fatalf("samples: %+v", in.Samples)
+	}
+	// The $any alternative closest in wording is compared.
+	if want := features.Extract("New York City", "New York", 0.62); !in.Samples[0].HasFeatures || in.Samples[0].Features != want {
+		t.Errorf("value features %v, want %v", in.Samples[0].Features, want)
+	}
+	if want := features.Extract("Revenue was $4.5M.", "Revenue was $5.2M.", 0.91); !in.Samples[1].HasFeatures || in.Samples[1].Features != want {
+		t.Errorf("reply features %v, want %v", in.Samples[1].Features, want)
+	}
+	if in.EmbeddingModel != (composite.EmbeddingModel{ID: "lexical"}) {
+		t.Errorf("embedding model %+v (from summary.json's scorer)", in.EmbeddingModel)
+	}
+	if got := EmbeddingModelOf("embed:use-lite@sha256:ab12"); got.SHA256 != "ab12" || got.ID != "embed:use-lite@sha256:ab12" {
+		t.Errorf("EmbeddingModelOf = %+v", got)
+	}
+}

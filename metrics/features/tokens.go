@@ -1,0 +1,131 @@
+package features
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Kind classifies a token.
+type Kind uint8
+
+// Token kinds.
+const (
+	Word   Kind = iota // letters only ("revenue", "don't", "e-mail", "D.C")
+	Number             // digits, possibly with separators or a unit suffix ("4.5", "1,000", "37.7M", "3rd", "8:05")
+	Code               // letters and digits mixed ("UA-1542", "8GFLCX", "Q3")
+)
+
+// Token is one word of a text.
+type Token struct {
+	Text  string // as written
+	Lower string // case-folded
+	Kind  Kind
+	// Initial is true for the first token of a sentence or clause, where
+	// capitalisation says nothing about names.
+	Initial bool
+}
+
+// Tokenize splits text into tokens: runs of letters, digits and marks,
+// joined across '.', ',', ':', '-', '/' and apostrophes that sit between
+// two such characters ("4.5", "1,000", "2024-06-14", "8:05", "don't").
+// A comma joins digits only, so "Paris,London" is two tokens. Everything
+// else (spaces, other punctuation, currency and percent signs) separates
+// tokens and is dropped.
+func Tokenize(text string) []Token {
+	r := []rune(text)
+	var out []Token
+	initial := true
+	for i := 0; i < len(r); {
+		if !isTokenRune(r[i]) {
+			if strings.ContainsRune(".!?;:\n…", r[i]) {
+				initial = true
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(r) {
+			if isTokenRune(r[j]) {
+				j++
+				continue
+			}
+			if j+1 < len(r) && joins(r[j-1], r[j], r[j+1]) {
+				j += 2
+				continue
+			}
+			break
+		}
+		out = append(out, newToken(string(r[i:j]), initial))
+		initial = false
+		i = j
+	}
+	return out
+}
+
+func isTokenRune(c rune) bool {
+	return unicode.IsLetter(c) || unicode.IsDigit(c) || unicode.IsMark(c)
+}
+
+// joins reports whether connector c between a and b keeps one token.
+func joins(a, c, b rune) bool {
+	if !isTokenRune(a) || !isTokenRune(b) {
+		return false
+	}
+	switch c {
+	case ',':
+		return unicode.IsDigit(a) && unicode.IsDigit(b)
+	case '.', ':', '-', '/', '\'', '’':
+		return true
+	}
+	return false
+}
+
+func newToken(s string, initial bool) Token {
+	t := Token{Text: s, Lower: strings.ToLower(s), Initial: initial}
+	digits, letters := false, false
+	for _, c := range s {
+		digits = digits || unicode.IsDigit(c)
+		letters = letters || unicode.IsLetter(c)
+	}
+	switch {
+	case digits && (!letters || numberWithSuffix(t.Lower)):
+		t.Kind = Number
+	case digits:
+		t.Kind = Code
+	}
+	return t
+}
+
+// numberWithSuffix reports a number written with a unit or ordinal suffix
+// ("37.7m", "5k", "2bn", "3rd", "3pm", "8:05am").
+func numberWithSuffix(lower string) bool {
+	_, _, ok := splitSuffix(lower)
+	return ok
+}
+
+// splitSuffix splits "37.7m" into "37.7" and "m" when the suffix is one of
+// the known number suffixes.
+func splitSuffix(lower string) (num, suffix string, ok bool) {
+	i := strings.IndexFunc(lower, unicode.IsLetter)
+	if i <= 0 {
+		return "", "", false
+	}
+	num, suffix = lower[:i], lower[i:]
+	if strings.IndexFunc(num, func(c rune) bool { return !unicode.IsDigit(c) && c != '.' && c != ',' && c != ':' }) >= 0 {
+		return "", "", false
+	}
+	switch suffix {
+	case "k", "m", "bn", "b", "st", "nd", "rd", "th", "am", "pm", "a.m", "p.m":
+		return num, suffix, true
+	}
+	return "", "", false
+}
+
+// Words returns the case-folded text of every token.
+func Words(tokens []Token) []string {
+	out := make([]string, len(tokens))
+	for i, t := range tokens {
+		out[i] = t.Lower
+	}
+	return out
+}

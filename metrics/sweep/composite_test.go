@@ -1,0 +1,206 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/composite"
+	"github.com/aem-dev/aem/metrics/features"
+)
+
+// numbered makes nd dialogs of labelled reply comparisons in which the
+// cosine barely separates the classes (a changed number keeps it high) but
+// the number mismatch does: the situation the composite exists for.
+func numbered(seed uint64, nd int) []Sample {
+	r := rand.New(rand.NewPCG(seed, 2))
+	var s []Sample
+	for d := range nd {
+		for k := range 2 + r.IntN(3) {
+			gold := fmt.Sprintf("Revenue in EMEA came to $%d.%dM in Q%d.", 1+r.IntN(90), r.IntN(10), 1+r.IntN(4))
+			pred := strings.Replace(gold, "Revenue in EMEA came to", "EMEA revenue was", 1)
+			pass := r.Float64() < 0.6
+			if !pass {
+				pred = strings.Replace(pred, "$", "$1", 1) // another amount
+			}
+			cosine := 0.8 + 0.1*r.Float64()
+			if !pass {
+				cosine -= 0.03
+			}
+			sub := metrics.SubTruthResponse
+			if k%2 == 1 {
+				sub = metrics.SubTruthValues
+			}
+			s = append(s, Sample{Group: fmt.Sprintf("d%d", d), SubMetric: sub, Score: cosine, HasLabel: true, Label: pass,
+				Features: features.Extract(gold, pred, cosine), HasFeatures: true, Ref: fmt.Sprintf("dialog d%d turn %d", d, k)})
+		}
+	}
+	return s
+}
+
+func TestCompositeBeatsCosineOnTheSameFolds(t *testing.T) {
+	o := quick()
+	o.Fit = true
+	o.Bootstrap = 50
+	em := composite.EmbeddingModel{ID: "embed:test@sha256:ab", SHA256: "ab"}
+	res, err := Calibrate(context.Background(), Input{Samples: numbered(1, 120), EmbeddingModel: em}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ScoredBy != ScoredByComposite || res.Composite == nil || res.CosineOnly == nil {
+		t.Fatalf("scored by %q, composite %v, cosine_only %v", res.ScoredBy, res.Composite, res.CosineOnly)
+	}
+	if res.Accuracy.Value < res.CosineOnly.Accuracy.Value+0.1 || res.ROCAUC.Value < 0.95 {
+		t.Errorf("held-out accuracy: composite %.3f vs cosine %.3f; composite ROC-AUC %.3f",
+			res.Accuracy.Value, res.CosineOnly.Accuracy.Value, res.ROCAUC.Value)
+	}
+	m := res.Composite
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if m.Threshold != res.Threshold.Value || m.EmbeddingModel != em || m.HeldOut == nil || m.HeldOut.Folds != 5 || m.HeldOut.Samples != res.Labels.Binary {
+		t.Errorf("model: threshold %v (result %v), embedding %+v, held out %+v", m.Threshold, res.Threshold.Value, m.EmbeddingModel, m.HeldOut)
+	}
+	if m.HeldOut.Accuracy != res.Accuracy.Value || m.HeldOut.CosineOnly.Accuracy != res.CosineOnly.Accuracy.Value {
+		t.Errorf("held-out figures in the model %+v differ from the result's", m.HeldOut)
+	}
+	// The number mismatch is what separates, so it carries the weight.
+	for i, f := range m.Features {
+		if f == features.NumberMismatch && m.Coefficients[i] > -1 {
+			t.Errorf("number_mismatch coefficient %.3f, want clearly negative", m.Coefficients[i])
+		}
+	}
+	if res.Threshold.Low != nil {
+		t.Error("the composite's threshold is not refitted per bootstrap replicate, so it has no interval")
+	}
+	if res.Accuracy.Low == nil || res.ROCAUC.Low == nil {
+		t.Error("held-out figures of the composite lack intervals")
+	}
+	// Per sub-metric composites, each with its held-out figures.
+	for _, k := range []string{metrics.SubTruthResponse, metrics.SubTruthValues} {
+		g := res.SubMetrics[k]
+		if g == nil || g.Composite == nil || g.Composite.HeldOut == nil || g.Composite.HeldOut.Samples != g.Labels.Binary {
+			t.Errorf("sub-metric %s: %+v", k, g)
+		}
+	}
+	if res.Warning != "" {
+		t.Errorf("a good fit warns: %s", res.Warning)
+	}
+	// Without Fit, the same samples give the cosine at the top and in cosine_only alike.
+	o.Fit = false
+	plain, err := Calibrate(context.Background(), Input{Samples: numbered(1, 120)}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.ScoredBy != ScoredByCosine || plain.Composite != nil || plain.Accuracy.Value != res.CosineOnly.Accuracy.Value ||
+		plain.CosineOnly.MCC.Value != plain.MCC.Value || plain.CosineOnly.ROCAUC.Value != plain.ROCAUC.Value {
+		t.Errorf("without --fit: scored by %q, accuracy %v vs cosine_only %v", plain.ScoredBy, plain.Accuracy.Value, res.CosineOnly.Accuracy.Value)
+	}
+}
+
+func TestFitNeedsFeatures(t *testing.T) {
+	o := quick()
+	o.Fit = true
+	_, err := Calibrate(context.Background(), Input{Samples: synth(1, 40)}, o)
+	var e *Error
+	if !errors.Is(err, ErrNoFeatures) || !errors.As(err, &e) || e.Fix == "" {
+		t.Errorf("fit without features: %v", err)
+	}
+}
+
+// TestTooFewLabelsNamesTheCause is the bundled example's situation: ten
+// labels in five dialogs, one of them a pass.
+func TestTooFewLabelsNamesTheCause(t *testing.T) {
+	var s []Sample
+	for d := range 5 {
+		for k := range 2 {
+			s = append(s, Sample{Group: fmt.Sprintf("dlg%d", d), Score: 0.1 * float64(d+k), HasLabel: true, Label: d == 3 && k == 0, Ref: "x"})
+		}
+	}
+	for _, folds := range []int{5, 2} {
+		o := quick()
+		o.Folds = folds
+		_, err := Calibrate(context.Background(), Input{Samples: s}, o)
+		var e *Error
+		if !errors.Is(err, ErrTooFewLabels) || !errors.As(err, &e) {
+			t.Fatalf("folds %d: %v", folds, err)
+		}
+		for _, want := range []string{"1 pass label(s) from 1 dialog(s) (dlg3)", "9 fail label(s) from 5 dialog(s)", "each class in at least 2 dialogs", "holding out fold"} {
+			if !strings.Contains(e.Detail, want) {
+				t.Errorf("folds %d: detail %q lacks %q", folds, e.Detail, want)
+			}
+		}
+		if !strings.Contains(e.Fix, "--no-cv") || !strings.Contains(e.Fix, "fewer --folds cannot help") {
+			t.Errorf("fix %q", e.Fix)
+		}
+	}
+}
+
+func TestWeakFitWarns(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var noise []Sample
+	for d := range 60 {
+		for range 3 {
+			noise = append(noise, Sample{Group: fmt.Sprintf("d%d", d), Score: r.Float64(), HasLabel: true, Label: r.Float64() < 0.75, Ref: "x"})
+		}
+	}
+	res, err := Calibrate(context.Background(), Input{Samples: noise}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Warning == "" || !strings.Contains(res.Warning, "no better than a trivial rule") || !strings.Contains(res.Warning, "ROC-AUC") {
+		t.Errorf("labels independent of the scores: warning %q", res.Warning)
+	}
+	if err := res.Weak(); !errors.Is(err, ErrWeak) {
+		t.Errorf("Weak() = %v", err)
+	}
+	// A good fit is not weak.
+	good, err := Calibrate(context.Background(), Input{Samples: synth(1, 120)}, quick())
+	if err != nil || good.Warning != "" || good.Weak() != nil {
+		t.Errorf("good fit: warning %q, %v", good.Warning, err)
+	}
+}
+
+func TestWeakAtTheEdge(t *testing.T) {
+	// Every failing sample scores above every passing one but the passes
+	// dominate: F1 is best when everything passes, a threshold at the
+	// lowest score.
+	var s []Sample
+	for d := range 20 {
+		g := fmt.Sprintf("d%d", d)
+		s = append(s, Sample{Group: g, Score: 0.1 + 0.01*float64(d), HasLabel: true, Label: true, Ref: g},
+			Sample{Group: g, Score: 0.2 + 0.01*float64(d), HasLabel: true, Label: true, Ref: g},
+			Sample{Group: g, Score: 0.9, HasLabel: true, Label: d%5 != 0, Ref: g})
+	}
+	o := quick()
+	o.Folds = 0
+	res, err := Calibrate(context.Background(), Input{Samples: s}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Warning, "sits at the lowest score, so every labelled comparison passes") {
+		t.Errorf("warning %q (threshold %v)", res.Warning, res.Threshold.Value)
+	}
+}
+
+func TestAgreementByKind(t *testing.T) {
+	v := []Verdict{
+		{Group: "a", Kind: "action", Auto: true, Human: true},
+		{Group: "a", Kind: "action", Auto: false, Human: true},
+		{Group: "b", Kind: "response", Auto: false, Human: false},
+		{Group: "b", Kind: "response", Auto: true, Human: true},
+		{Group: "b", Kind: "response", Auto: true, Human: true},
+	}
+	a, err := agreement(context.Background(), v, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if act, resp := a.ByKind["action"], a.ByKind["response"]; act == nil || resp == nil || act.Turns != 2 || act.Accuracy != 0.5 ||
+		resp.Turns != 3 || resp.Accuracy != 1 || resp.Kappa != 1 {
+		t.Errorf("by kind: %+v %+v", a.ByKind["action"], a.ByKind["response"])
+	}
+}
