@@ -31,9 +31,10 @@ type GenConfig struct {
 	OrderInvRate   float64 // a chain of independent calls is an order-invariant block
 	AnyRate        float64 // a gold value is given as {"$any": [...]} alternatives
 
-	DependsOn   bool // record depends_on for chained calls (else attribution must infer)
-	HumanLabels bool // add human_label and human_score
-	Latency     bool // add latency_ms
+	DependsOn   bool    // record depends_on for chained calls (else attribution must infer)
+	HumanLabels bool    // add human_label and human_score, following the annotation rubric (rubric.go)
+	LabelNoise  float64 // share of human labels flipped, as annotators disagree (default 0.05)
+	Latency     bool    // add latency_ms
 }
 
 // DefaultGenConfig returns the settings `aem gen` uses: about one turn in
@@ -44,7 +45,7 @@ func DefaultGenConfig() GenConfig {
 		MinTurns: 3, MaxTurns: 12,
 		WrongRate: 0.08, ParaphraseRate: 0.15, StructureRate: 0.02, KeyRate: 0.03,
 		MissingRate: 0.02, UnexpectedRate: 0.02, OrderInvRate: 0.15, AnyRate: 0.05,
-		DependsOn: false, HumanLabels: true, Latency: true,
+		DependsOn: false, HumanLabels: true, LabelNoise: 0.05, Latency: true,
 	}
 }
 
@@ -74,6 +75,7 @@ func (c GenConfig) Validate() error {
 	}{
 		{"wrong", c.WrongRate}, {"paraphrase", c.ParaphraseRate}, {"structure", c.StructureRate}, {"key", c.KeyRate},
 		{"missing", c.MissingRate}, {"unexpected", c.UnexpectedRate}, {"order-invariant", c.OrderInvRate}, {"any", c.AnyRate},
+		{"label noise", c.LabelNoise},
 	} {
 		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
 			return fmt.Errorf("%s rate must be in [0, 1], got %v", r.name, r.v)
@@ -112,11 +114,11 @@ type dialogGen struct {
 	zipf  map[string]*rand.Zipf
 	id    string
 	turns []metrics.Turn
-	// failed records, per turn index, whether the prediction is wrong, for
-	// human labels.
-	failed []bool
-	blocks int
-	target int
+	// changes records, per turn index, what the prediction did to the gold
+	// turn, which the annotation rubric (rubric.go) judges.
+	changes []change
+	blocks  int
+	target  int
 }
 
 func newDialogGen(cfg GenConfig, i int, id string) *dialogGen {
@@ -158,17 +160,17 @@ func (g *dialogGen) paraphrase(v string) string {
 	return alts[g.rng.IntN(len(alts))]
 }
 
-func (g *dialogGen) add(t metrics.Turn, failed bool) {
+func (g *dialogGen) add(t metrics.Turn, c change) {
 	t.DialogID = g.id
 	t.TurnNo = len(g.turns) + 1
 	g.turns = append(g.turns, t)
-	g.failed = append(g.failed, failed)
+	g.changes = append(g.changes, c)
 }
 
 func (g *dialogGen) dialog() metrics.Dialog {
 	target := g.cfg.MinTurns + g.rng.IntN(g.cfg.MaxTurns-g.cfg.MinTurns+1)
 	g.target = target
-	g.add(metrics.Turn{Role: metrics.RoleUser, HasGold: true, GoldResponse: g.userAsk()}, false)
+	g.add(metrics.Turn{Role: metrics.RoleUser, HasGold: true, GoldResponse: g.userAsk()}, unchanged)
 	for len(g.turns) < target {
 		left := target - len(g.turns)
 		if left >= 2 && g.rng.Float64() < 0.65 {
@@ -215,7 +217,7 @@ func (g *dialogGen) chain(n int) *topic {
 	start := len(g.turns)
 	for k := 0; k < n; k++ {
 		step := tpl.steps[k%len(tpl.steps)]
-		t, failed := g.call(step, tp, k == 0)
+		t, c := g.call(step, tp, k == 0)
 		if g.cfg.DependsOn && k > 0 {
 			t.DependsOn = []int{start + k} // previous call's turn_no
 		}
@@ -227,11 +229,14 @@ func (g *dialogGen) chain(n int) *topic {
 				tp.args[name] = s
 			}
 		}
-		g.add(t, failed || (tp.wrong && k > 0))
+		if tp.wrong && k > 0 {
+			c = worst(c, consumedWrongValue)
+		}
+		g.add(t, c)
 		// Room for an extra call: the rest of the chain must still fit.
 		if len(g.turns)+(n-1-k) < g.target && g.chance(g.cfg.UnexpectedRate) {
 			extra := g.callOf(step, tp.gold)
-			g.add(metrics.Turn{Role: metrics.RoleTool, HasPredict: true, Predict: extra}, true)
+			g.add(metrics.Turn{Role: metrics.RoleTool, HasPredict: true, Predict: extra}, unexpectedTurn)
 		}
 	}
 	return tp
@@ -252,31 +257,31 @@ func (g *dialogGen) block(tpl template, n int) {
 		}
 		seen[v] = true
 		tp := &topic{pool: tpl.topicPool, gold: v, predict: v}
-		t, failed := g.call(step, tp, true)
+		t, c := g.call(step, tp, true)
 		t.Tags = []string{tag}
-		g.add(t, failed)
+		g.add(t, c)
 	}
-	// Shuffle the predicted sides within the block.
+	// Shuffle the predicted sides within the block. The changes stay with
+	// the gold turns: an annotator judges each gold call against the
+	// prediction that performs it, wherever it sits in the block.
 	blk := g.turns[first:]
-	fl := g.failed[first:]
 	g.rng.Shuffle(len(blk), func(i, j int) {
 		blk[i].Predict, blk[j].Predict = blk[j].Predict, blk[i].Predict
 		blk[i].HasPredict, blk[j].HasPredict = blk[j].HasPredict, blk[i].HasPredict
-		fl[i], fl[j] = fl[j], fl[i]
 	})
 }
 
 // call builds one gold call and its prediction. When head is true the
 // prediction may get the topic wrong, which later calls then carry.
-func (g *dialogGen) call(step step, tp *topic, head bool) (metrics.Turn, bool) {
-	failed := false
+func (g *dialogGen) call(step step, tp *topic, head bool) (metrics.Turn, change) {
+	c := unchanged
 	if head {
 		switch r := g.rng.Float64(); {
 		case r < g.cfg.WrongRate:
-			tp.predict, tp.wrong, failed = g.other(tp.pool, tp.gold), true, true
+			tp.predict, tp.wrong, c = g.other(tp.pool, tp.gold), true, wrongValue
 		case r < g.cfg.WrongRate+g.cfg.ParaphraseRate:
 			if p := g.paraphrase(tp.gold); p != "" {
-				tp.predict = p
+				tp.predict, c = p, reworded
 			}
 		}
 	}
@@ -287,10 +292,17 @@ func (g *dialogGen) call(step step, tp *topic, head bool) (metrics.Turn, bool) {
 		var pv any
 		if p.topic {
 			pv = strings.ReplaceAll(p.format, "{}", tp.predict)
+			if pv != gv && !tp.wrong {
+				c = worst(c, reworded)
+			}
 		} else {
 			pv = g.predictValue(p, gv)
-			if pv != gv {
-				failed = failed || !isParaphrase(gv, pv)
+			switch {
+			case pv == gv:
+			case isParaphrase(gv, pv):
+				c = worst(c, reworded)
+			default:
+				c = worst(c, wrongValue)
 			}
 		}
 		pred.Args[p.name] = pv
@@ -301,7 +313,7 @@ func (g *dialogGen) call(step step, tp *topic, head bool) (metrics.Turn, bool) {
 		}
 	}
 	if g.chance(g.cfg.KeyRate) {
-		failed = true
+		c = worst(c, wrongKeys)
 		if len(step.params) > 1 && g.rng.IntN(2) == 0 {
 			delete(pred.Args, step.params[len(step.params)-1].name)
 		} else {
@@ -309,7 +321,7 @@ func (g *dialogGen) call(step step, tp *topic, head bool) (metrics.Turn, bool) {
 		}
 	}
 	if g.chance(g.cfg.StructureRate) {
-		failed = true
+		c = worst(c, wrongCall)
 		if g.rng.IntN(2) == 0 {
 			pred.Action = step.wrongAction
 		} else {
@@ -318,9 +330,9 @@ func (g *dialogGen) call(step step, tp *topic, head bool) (metrics.Turn, bool) {
 	}
 	t := metrics.Turn{Role: metrics.RoleTool, HasGold: true, Gold: gold, HasPredict: true, Predict: pred}
 	if g.chance(g.cfg.MissingRate) {
-		t.HasPredict, t.Predict, failed = false, metrics.Call{}, true
+		t.HasPredict, t.Predict, c = false, metrics.Call{}, missingTurn
 	}
-	return t, failed
+	return t, c
 }
 
 // callOf builds a gold call of step with topic value v.
@@ -395,16 +407,19 @@ func (g *dialogGen) reply(tp *topic) {
 	vals := g.factValues(tp)
 	goldVals, predVals := copyWith(vals, "V", v), copyWith(vals, "V", pv)
 	gold := g.composeReply(fs, goldVals, len(fs))
-	failed := tp != nil && tp.wrong
+	c := reworded
+	if tp != nil && tp.wrong {
+		c = consumedWrongValue
+	}
 	var pred string
 	switch r := g.rng.Float64(); {
 	case r < g.cfg.WrongRate:
 		// A wrong fact: one stated value differs from gold.
-		pred, failed = g.composeReply(fs, g.perturb(fs, predVals), len(fs)), true
+		pred, c = g.composeReply(fs, g.perturb(fs, predVals), len(fs)), worst(c, wrongValue)
 	case r < g.cfg.WrongRate+0.05:
-		pred, failed = g.composeReply(fs, predVals, 1), true // incomplete: only the first fact
+		pred, c = g.composeReply(fs, predVals, 1), worst(c, factLeftOut) // incomplete: only the first fact
 	case r < g.cfg.WrongRate+0.05+0.05 && pv == v:
-		pred = gold // verbatim (rare for a generative agent, but it happens)
+		pred, c = gold, unchanged // verbatim (rare for a generative agent, but it happens)
 	default:
 		// Same facts, the agent's own wording (the paraphrase rate has no
 		// separate case here: a correct reply is nearly always reworded).
@@ -412,9 +427,9 @@ func (g *dialogGen) reply(tp *topic) {
 	}
 	t := metrics.Turn{Role: metrics.RoleAgent, HasGold: true, GoldResponse: gold, HasPredict: true, PredictResponse: pred}
 	if g.chance(g.cfg.MissingRate) {
-		t.HasPredict, t.PredictResponse, failed = false, "", true
+		t.HasPredict, t.PredictResponse, c = false, "", missingTurn
 	}
-	g.add(t, failed)
+	g.add(t, c)
 }
 
 // copyWith returns a copy of m with k set to v.
@@ -561,8 +576,8 @@ func (g *dialogGen) finish() {
 			t.Weight = &w
 		}
 		if g.cfg.HumanLabels && t.Role != metrics.RoleUser {
-			ok := !g.failed[i]
-			if g.rng.Float64() < 0.05 { // annotators disagree sometimes
+			ok := g.changes[i].acceptable()
+			if g.rng.Float64() < g.cfg.LabelNoise { // annotators disagree sometimes
 				ok = !ok
 			}
 			score := 0.75 + 0.25*g.rng.Float64()
@@ -577,7 +592,7 @@ func (g *dialogGen) finish() {
 			if t.Role == metrics.RoleTool {
 				base = 120
 			}
-			if g.failed[i] {
+			if !g.changes[i].acceptable() {
 				base *= 1.6 // retries and longer generations on bad turns
 			}
 			ms := math.Round(base*math.Exp(0.6*g.rng.NormFloat64())*10) / 10

@@ -24,7 +24,8 @@ func (o *genOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.cfg.WrongRate, "wrong-rate", def.WrongRate, "share of predicted values or replies that are wrong")
 	fs.Float64Var(&o.cfg.ParaphraseRate, "paraphrase-rate", def.ParaphraseRate, "share of predicted tool values that are paraphrases of gold (replies are reworded separately)")
 	fs.BoolVar(&o.cfg.DependsOn, "depends-on", def.DependsOn, "record depends_on for chained calls (without it attribution must infer cascades from evidence)")
-	fs.BoolVar(&o.cfg.HumanLabels, "human-labels", def.HumanLabels, "add human_label and human_score")
+	fs.BoolVar(&o.cfg.HumanLabels, "human-labels", def.HumanLabels, "add human_label and human_score, as a careful annotator would (the rubric: go doc ./datasets)")
+	fs.Float64Var(&o.cfg.LabelNoise, "label-noise", def.LabelNoise, "share of human labels flipped, as annotators disagree")
 	fs.BoolVar(&o.cfg.Latency, "latency", def.Latency, "add latency_ms")
 }
 
