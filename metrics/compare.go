@@ -17,6 +17,10 @@ const (
 	MethodSemantic = "semantic" // similarity score against a threshold
 	MethodMissing  = "missing"  // gold value absent from the prediction
 	MethodExtra    = "extra"    // predicted value with no gold counterpart (extra key or array element)
+	// With tool definitions:
+	MethodType        = "type"        // predicted value of a type its schema does not allow: invalid_parameter_type
+	MethodNotOffered  = "not_offered" // predicted tool not among the definitions (Field names it): tool_mismatch
+	MethodUnparseable = "unparseable" // predicted arguments that are not a JSON object: unparseable_arguments
 )
 
 // simFunc answers one semantic comparison (from the scorer's answers, or
@@ -36,10 +40,13 @@ type comparer struct {
 	sim    simFunc
 	scores []FieldScore
 	diffs  []valueDiff
+	// badType holds the paths of predicted values of a type their schema
+	// does not allow: they fail with MethodType instead of being compared.
+	badType map[string]string
 }
 
 func (c *comparer) scratch() *comparer {
-	return &comparer{tol: c.tol, th: c.th, sim: c.sim}
+	return &comparer{tol: c.tol, th: c.th, sim: c.sim, badType: c.badType}
 }
 
 // allPass reports whether every recorded comparison passed.
@@ -94,6 +101,10 @@ func (c *comparer) record(path, method string, score, threshold float64, pass bo
 // value compares gold with pred through the chain: exact, typed, $any,
 // semantic (strings only, when semantic is true).
 func (c *comparer) value(path, param string, gold, pred any, semantic bool) error {
+	if _, bad := c.badType[path]; bad {
+		c.record(path, MethodType, 0, 0, false, gold, pred)
+		return nil
+	}
 	if sp, ok := specOf(gold); ok {
 		return c.anyOf(path, param, sp.alts, pred, semantic)
 	}

@@ -19,10 +19,11 @@
 //
 // User turns are context and never scored. An action (Tool) turn is judged,
 // in this order, on structure (tool_id, then action: tool_mismatch,
-// action_mismatch), completeness of parameter keys (missing_parameters,
-// extra_parameters, keys named and sorted; a gold `$optional` parameter may
-// be left out) and truthfulness of parameter values
-// (inconsistent_parameter_values). Keys and values are compared even when
+// action_mismatch), parseable arguments (unparseable_arguments),
+// completeness of parameter keys (missing_parameters, extra_parameters,
+// keys named and sorted; a gold `$optional` parameter may be left out) and
+// truthfulness of parameter values (invalid_parameter_type, then
+// inconsistent_parameter_values). Keys and values are compared even when
 // structure fails, so every failing check is on record. A response (Agent)
 // turn is judged on completeness (every gold clause is covered by some
 // predicted clause with similarity >= Thresholds.For("completeness.response",
@@ -33,6 +34,29 @@
 // unexpected_turn; both fail every sub-metric that applies to their kind.
 // FailedChecks lists every failing check in the order of the Reason
 // constants; the first is FailureReason.
+//
+// # Tool definitions
+//
+// A Dialog may carry the tool definitions it offered (Dialog.Tools, see
+// package tooldef). Then every gold call must fit its definition
+// (ValidateGoldCall: a *SchemaError naming dialog, turn, field and rule is
+// bad input), and action turns are judged with the schema, in this order
+// of checks: a predicted tool the definitions do not offer is
+// tool_mismatch (a FieldScore with method "not_offered" names it), and two
+// names that find the same definition match ("." and "_" alike, tool.action
+// or action alone); predicted arguments that are not a JSON object
+// (Call.UnparsedArgs) fail unparseable_arguments and nothing else is
+// compared; a gold parameter may be left out when gold marks it $optional
+// or the schema does not require it and its default is the gold value; a
+// predicted parameter gold leaves out is fine when it is an optional
+// parameter given its default, else extra_parameters; a predicted value of
+// a type its schema does not allow (an integer fits number; an integer is
+// written without fraction or exponent) fails invalid_parameter_type
+// (method "type") instead of being compared. Without definitions none of
+// this applies and every gold key is required.
+//
+// A Tool turn with GoldNoCall says no tool should be called: it passes when
+// no call is predicted and is unexpected_turn when one is.
 //
 // # Values
 //

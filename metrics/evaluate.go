@@ -125,7 +125,7 @@ func judgeDialog(d Dialog, cfg Config, sim simFunc, scorerID string) ([]judged, 
 	if err != nil {
 		return nil, err
 	}
-	j := &judger{cfg: cfg, sim: sim, scorerID: scorerID}
+	j := &judger{cfg: cfg, sim: sim, scorerID: scorerID, tools: d.Tools}
 	var out []judged
 	for _, r := range singles {
 		js, err := j.row(r)
@@ -160,6 +160,9 @@ func groupRows(d Dialog, rows []Turn) (singles []*Turn, blocks [][]*Turn, err er
 		group, err := blockGroup(d, r)
 		if err != nil {
 			return nil, nil, err
+		}
+		if group != "" && r.GoldNoCall {
+			return nil, nil, badDialog(d, "turn %d: a gold \"no call\" cannot be in an order-invariant block: drop its %s tag", r.TurnNo, OrderInvariantPrefix+group)
 		}
 		if group == "" {
 			singles = append(singles, r)
@@ -225,7 +228,7 @@ func checkTurn(d Dialog, r *Turn, seen map[int]bool) error {
 	if r.Weight != nil && (!finite(*r.Weight) || *r.Weight < 0) {
 		return badDialog(d, "turn %d weight %v: must be a finite number >= 0", r.TurnNo, *r.Weight)
 	}
-	if r.Kind() == KindAction && r.HasGold {
+	if r.Kind() == KindAction && r.HasGold && !r.GoldNoCall {
 		if err := ValidateGoldArgs(r.Gold.Args); err != nil {
 			var se *SpecError
 			if errors.As(err, &se) {
@@ -233,6 +236,19 @@ func checkTurn(d Dialog, r *Turn, seen map[int]bool) error {
 			}
 			return err
 		}
+		if err := ValidateGoldCall(d.Tools, r.Gold); err != nil {
+			var se *SchemaError
+			if errors.As(err, &se) {
+				se.DialogID, se.TurnNo = d.ID, r.TurnNo
+			}
+			return err
+		}
+	}
+	if r.GoldNoCall && (r.Role != RoleTool || r.Gold.ToolID != "" || r.Gold.Action != "" || len(r.Gold.Args) > 0) {
+		return badDialog(d, "turn %d: a gold \"no call\" must be a Tool turn without a gold call", r.TurnNo)
+	}
+	if r.Gold.UnparsedArgs != "" {
+		return badDialog(d, "turn %d: gold args are not a JSON object: give the expected arguments as one", r.TurnNo)
 	}
 	return nil
 }

@@ -4,21 +4,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/aem-dev/aem/tooldef"
 )
 
-// rank orders reasons as the Reason constants are listed (precedence).
-func rank(r Reason) int {
-	for i, x := range []Reason{
-		ReasonMissingTurn, ReasonUnexpectedTurn, ReasonToolMismatch, ReasonActionMismatch,
-		ReasonMissingParameters, ReasonExtraParameters, ReasonInconsistentValues,
-		ReasonIncompleteResponse, ReasonInconsistentResponse, ReasonPriorActionFailed,
-	} {
-		if x == r {
-			return i
-		}
-	}
-	return -1
-}
+// rank orders reasons as Reasons lists them (precedence).
+func rank(r Reason) int { return slices.Index(Reasons(), r) }
 
 // judged is one verdict plus what attribution and matching need.
 type judged struct {
@@ -33,6 +24,7 @@ type judger struct {
 	cfg      Config
 	sim      simFunc
 	scorerID string
+	tools    *tooldef.Set // the dialog's tool definitions; nil when none
 }
 
 func (j *judger) newVerdict(g *Turn, predictTurnNo int) Verdict {
@@ -50,6 +42,9 @@ func (j *judger) pair(g, p *Turn) (judged, error) {
 		out judged
 		err error
 	)
+	if g.GoldNoCall {
+		return j.unexpected(p), nil // a call where gold says none should be made
+	}
 	if g.Kind() == KindAction {
 		out, err = j.action(g, p)
 	} else {
@@ -62,9 +57,15 @@ func (j *judger) pair(g, p *Turn) (judged, error) {
 	return out, nil
 }
 
-// missing is the verdict for a gold turn with no predicted counterpart.
+// missing is the verdict for a gold turn with no predicted counterpart:
+// missing_turn, or a pass when gold says no call should be made.
 func (j *judger) missing(g *Turn) judged {
-	out := judged{v: j.newVerdict(g, 0), row: g}
+	out := judged{v: j.newVerdict(g, 0), row: g, quality: 1}
+	if g.GoldNoCall {
+		out.v.Structure, out.v.Completeness, out.v.Truthfulness = OutcomePass, OutcomePass, OutcomePass
+		finish(&out.v)
+		return out
+	}
 	failAll(&out.v, ReasonMissingTurn)
 	return out
 }
@@ -110,44 +111,105 @@ func (v *Verdict) fail(ok bool, r Reason) {
 	}
 }
 
-// action judges structure, key completeness and value truthfulness.
+// action judges structure, key completeness and value truthfulness; with
+// tool definitions also whether the predicted tool is offered and the
+// predicted values' types.
 func (j *judger) action(g, p *Turn) (judged, error) {
 	out := judged{v: j.newVerdict(g, p.TurnNo), row: g}
 	v := &out.v
-	toolOK, actionOK := g.Gold.ToolID == p.Predict.ToolID, g.Gold.Action == p.Predict.Action
+	toolOK, actionOK, offered := j.structure(g.Gold, p.Predict)
 	v.fail(toolOK, ReasonToolMismatch)
 	v.fail(actionOK, ReasonActionMismatch)
 	v.Structure = outcome(toolOK && actionOK)
+	if !offered {
+		v.FieldScores = append(v.FieldScores, FieldScore{Field: callName(p.Predict), Method: MethodNotOffered})
+	}
+	if p.Predict.UnparsedArgs != "" {
+		v.fail(false, ReasonUnparseableArguments)
+		v.Completeness, v.Truthfulness = OutcomeFail, OutcomeFail
+		v.FieldScores = append(v.FieldScores, FieldScore{Field: g.Gold.ToolID + "." + g.Gold.Action, Method: MethodUnparseable})
+		out.quality = (b2f(toolOK) + b2f(actionOK)) / 4
+		return out, nil
+	}
 
-	v.MissingKeys, v.ExtraKeys = keyDiff(g.Gold.Args, p.Predict.Args)
+	tool := j.tools.Resolve(g.Gold.ToolID, g.Gold.Action)
+	v.MissingKeys, v.ExtraKeys = keyDiff(g.Gold.Args, p.Predict.Args, tool)
 	v.fail(len(v.MissingKeys) == 0, ReasonMissingParameters)
 	v.fail(len(v.ExtraKeys) == 0, ReasonExtraParameters)
 	v.Completeness = outcome(len(v.MissingKeys) == 0 && len(v.ExtraKeys) == 0)
 
-	c := &comparer{tol: j.cfg.NumericTolerance, th: j.cfg.Thresholds, sim: j.sim}
-	if err := j.values(c, g, p); err != nil {
+	c := &comparer{tol: j.cfg.NumericTolerance, th: j.cfg.Thresholds, sim: j.sim,
+		badType: j.typeErrors(g.Gold, p.Predict)}
+	if err := j.values(c, g, p, tool); err != nil {
 		return judged{}, err
 	}
-	v.FieldScores, out.diffs = c.scores, c.diffs
-	truthOK := true
+	v.FieldScores, out.diffs = append(v.FieldScores, c.scores...), c.diffs
+	typeOK, valuesOK := true, true
 	for _, s := range c.scores {
-		truthOK = truthOK && (s.Pass || s.Method == MethodMissing && isTopMissing(s.Field, v.MissingKeys, g))
+		switch {
+		case s.Method == MethodType:
+			typeOK = false
+		case !s.Pass && !(s.Method == MethodMissing && isTopMissing(s.Field, v.MissingKeys, g)):
+			valuesOK = false
+		}
 	}
-	v.fail(truthOK, ReasonInconsistentValues)
-	v.Truthfulness = outcome(truthOK)
+	v.fail(typeOK, ReasonInvalidType)
+	v.fail(valuesOK, ReasonInconsistentValues)
+	v.Truthfulness = outcome(typeOK && valuesOK)
 	out.quality = (b2f(toolOK) + b2f(actionOK) + keyJaccard(g.Gold.Args, p.Predict.Args) + c.meanScore()) / 4
 	return out, nil
 }
 
+// structure compares the calls' names. With tool definitions, a predicted
+// tool they do not offer is a tool mismatch (offered false), and two names
+// that find the same definition match (math_factorial for math.factorial).
+func (j *judger) structure(gold, pred Call) (toolOK, actionOK, offered bool) {
+	toolOK, actionOK = gold.ToolID == pred.ToolID, gold.Action == pred.Action
+	if j.tools == nil {
+		return toolOK, actionOK, true
+	}
+	pt := j.tools.Resolve(pred.ToolID, pred.Action)
+	switch {
+	case pt == nil:
+		return false, actionOK, false
+	case pt == j.tools.Resolve(gold.ToolID, gold.Action):
+		return true, true, true
+	}
+	return toolOK, actionOK, true
+}
+
+// typeErrors maps the path of every predicted value whose type its tool's
+// schema does not allow to the violation's detail; nil without tool
+// definitions or when the predicted tool is not offered.
+func (j *judger) typeErrors(gold, pred Call) map[string]string {
+	pt := j.tools.Resolve(pred.ToolID, pred.Action)
+	if pt == nil {
+		return nil
+	}
+	base := gold.ToolID + "." + gold.Action
+	var out map[string]string
+	for _, viol := range pt.ValidateArgs(pred.Args) {
+		if viol.Rule != tooldef.RuleType {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[base+"."+viol.Field] = viol.Detail
+	}
+	return out
+}
+
 // values compares every gold parameter in key order: missing top-level keys
-// are recorded with method "missing"; present ones go through the chain.
-func (j *judger) values(c *comparer, g, p *Turn) error {
+// are recorded with method "missing" (unless they may be left out: see
+// omittable); present ones go through the chain.
+func (j *judger) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
 	base := g.Gold.ToolID + "." + g.Gold.Action
 	for _, k := range sortedKeys(g.Gold.Args) {
 		path := base + "." + k
 		pv, present := p.Predict.Args[k]
 		if !present {
-			if sp, ok := specOf(g.Gold.Args[k]); !ok || !sp.optional {
+			if !omittable(tool, k, g.Gold.Args[k]) {
 				c.scores = append(c.scores, FieldScore{Field: path, Method: MethodMissing})
 			}
 			continue
@@ -171,23 +233,21 @@ func isTopMissing(field string, missing []string, g *Turn) bool {
 	return false
 }
 
-// keyDiff returns the required gold keys absent from pred and the pred keys
-// absent from gold, each sorted. Gold keys whose spec is $optional may be
-// absent.
-func keyDiff(gold, pred map[string]any) (missing, extra []string) {
+// keyDiff returns the gold keys absent from pred that may not be left out
+// (see omittable) and the pred keys absent from gold that are not a
+// parameter of the tool given its default, each sorted.
+func keyDiff(gold, pred map[string]any, tool *tooldef.Tool) (missing, extra []string) {
 	for _, k := range sortedKeys(gold) {
-		if _, ok := pred[k]; ok {
-			continue
-		}
-		if sp, ok := specOf(gold[k]); ok && sp.optional {
+		if _, ok := pred[k]; ok || omittable(tool, k, gold[k]) {
 			continue
 		}
 		missing = append(missing, k)
 	}
 	for _, k := range sortedKeys(pred) {
-		if _, ok := gold[k]; !ok {
-			extra = append(extra, k)
+		if _, ok := gold[k]; ok || givenDefault(tool, k, pred[k]) {
+			continue
 		}
+		extra = append(extra, k)
 	}
 	return missing, extra
 }

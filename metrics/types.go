@@ -1,5 +1,7 @@
 package metrics
 
+import "github.com/aem-dev/aem/tooldef"
+
 // Role is who produced a turn in the golden dataset.
 type Role string
 
@@ -30,13 +32,25 @@ const (
 	ReasonUnexpectedTurn       Reason = "unexpected_turn"
 	ReasonToolMismatch         Reason = "tool_mismatch"
 	ReasonActionMismatch       Reason = "action_mismatch"
+	ReasonUnparseableArguments Reason = "unparseable_arguments"
 	ReasonMissingParameters    Reason = "missing_parameters"
 	ReasonExtraParameters      Reason = "extra_parameters"
+	ReasonInvalidType          Reason = "invalid_parameter_type"
 	ReasonInconsistentValues   Reason = "inconsistent_parameter_values"
 	ReasonIncompleteResponse   Reason = "incomplete_response"
 	ReasonInconsistentResponse Reason = "inconsistent_response"
 	ReasonPriorActionFailed    Reason = "prior_action_failed"
 )
+
+// Reasons lists every failure reason in precedence order.
+func Reasons() []Reason {
+	return []Reason{
+		ReasonMissingTurn, ReasonUnexpectedTurn, ReasonToolMismatch, ReasonActionMismatch,
+		ReasonUnparseableArguments, ReasonMissingParameters, ReasonExtraParameters,
+		ReasonInvalidType, ReasonInconsistentValues,
+		ReasonIncompleteResponse, ReasonInconsistentResponse, ReasonPriorActionFailed,
+	}
+}
 
 // Call is one tool call: the tool, the action on it and its arguments.
 // Args holds decoded JSON (json.Number for numbers); in gold calls a value
@@ -45,6 +59,10 @@ type Call struct {
 	ToolID string
 	Action string
 	Args   map[string]any
+	// UnparsedArgs is a predicted call's arguments as the agent wrote them
+	// when they are not a JSON object (Args is then nil): the agent's
+	// mistake, judged unparseable_arguments. Gold calls never have it.
+	UnparsedArgs string
 }
 
 // Turn is one row of a golden dataset: the gold (expected) output paired
@@ -63,6 +81,10 @@ type Turn struct {
 	PredictResponse string
 	Gold            Call
 	Predict         Call
+	// GoldNoCall marks a Tool turn whose gold says no tool should be called
+	// (an irrelevant request); HasGold is true and Gold is empty. The turn
+	// passes when no call is predicted.
+	GoldNoCall bool
 
 	Tags []string
 	// DependsOn lists the earlier turn numbers whose output this turn
@@ -92,6 +114,9 @@ func (t Turn) Kind() Kind {
 type Dialog struct {
 	ID    string
 	Turns []Turn
+	// Tools are the tool definitions offered in the dialog; nil when none
+	// are given, and then no check uses a schema.
+	Tools *tooldef.Set
 }
 
 // Outcome is the result of one sub-metric on one turn.
@@ -108,7 +133,7 @@ const (
 // FieldScore records how one parameter value (or one reply) was compared.
 type FieldScore struct {
 	Field     string  // "tool.action.param" (nested: "tool.action.param.sub[0]"); "response" for replies
-	Method    string  // "exact", "typed", "any", "semantic", "missing"
+	Method    string  // one of the Method constants: "exact", "typed", "any", "semantic", "missing", ...
 	Score     float64 // 1 for exact/typed matches, the similarity for semantic ones
 	Threshold float64 // threshold applied (semantic only; 0 otherwise)
 	// By is who scored a comparison that reached the Scorer (Similarity.By:

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -130,16 +131,12 @@ func (s *Schema) object(c *checker, path string, m map[string]any, closed bool) 
 	}
 	for _, k := range sortedKeys(m) {
 		at := join(path, k)
-		if ps, ok := s.Properties[k]; ok {
-			ps.validate(c, at, m[k])
+		ps, allowed := s.Property(k, closed)
+		if !allowed {
+			c.add(Violation{Field: at, Rule: RuleUnknown, Detail: "the schema has no such parameter" + s.listing()})
 			continue
 		}
-		switch {
-		case s.Additional != nil:
-			s.Additional.validate(c, at, m[k])
-		case closed:
-			c.add(Violation{Field: at, Rule: RuleUnknown, Detail: "the schema has no such parameter" + s.listing()})
-		}
+		ps.validate(c, at, m[k])
 	}
 }
 
@@ -153,11 +150,7 @@ func (s *Schema) listing() string {
 
 func (s *Schema) array(c *checker, path string, list []any) {
 	for i, e := range list {
-		is := s.Items
-		if i < len(s.Positional) {
-			is = s.Positional[i]
-		}
-		is.validate(c, path+"["+strconv.Itoa(i)+"]", e)
+		s.Item(i).validate(c, path+"["+strconv.Itoa(i)+"]", e)
 	}
 }
 
@@ -211,13 +204,7 @@ func (t *Tool) ValidateArgs(args map[string]any) []Violation {
 
 func (t *Tool) validateArgs(args map[string]any, budget int) []Violation {
 	c := &checker{budget: budget}
-	p := t.Parameters
-	for p != nil && p.Ref != nil && p.Properties == nil {
-		p = p.Ref // {"$ref": "#/$defs/Args", "$defs": ...}
-	}
-	if p == nil {
-		p = &Schema{}
-	}
+	p := t.Args()
 	p.object(c, "", args, !p.OpenObject)
 	for _, a := range p.AllOf {
 		a.validate(c, "", args)
@@ -225,26 +212,63 @@ func (t *Tool) validateArgs(args map[string]any, budget int) []Violation {
 	return c.out
 }
 
+// Args returns the schema of the arguments object: Parameters, through a
+// top-level $ref ({"$ref": "#/$defs/Args", "$defs": ...}); an empty schema
+// when the tool takes no parameters. Its keys are closed unless it sets
+// OpenObject.
+func (t *Tool) Args() *Schema {
+	p := t.Parameters
+	for p != nil && p.Ref != nil && p.Properties == nil {
+		p = p.Ref
+	}
+	if p == nil {
+		return &Schema{}
+	}
+	return p
+}
+
 // Param returns the schema of the named top-level parameter, or nil.
 func (t *Tool) Param(name string) *Schema {
-	if t == nil || t.Parameters == nil {
+	if t == nil {
 		return nil
 	}
-	return t.Parameters.Properties[name]
+	return t.Args().Properties[name]
 }
 
 // IsRequired reports whether the tool's schema lists the parameter in
 // required.
 func (t *Tool) IsRequired(name string) bool {
-	if t == nil || t.Parameters == nil {
-		return false
+	return t != nil && slices.Contains(t.Args().Required, name)
+}
+
+// Property returns the schema for key k of an object the schema describes:
+// its property schema, else the additionalProperties schema (nil when that
+// is absent or true). allowed is false when the object is closed to k;
+// closed says whether keys the schema does not list are refused (true for
+// a tool's arguments unless OpenObject, for nested objects when
+// additionalProperties is false).
+func (s *Schema) Property(k string, closed bool) (ps *Schema, allowed bool) {
+	if s == nil {
+		return nil, !closed
 	}
-	for _, r := range t.Parameters.Required {
-		if r == name {
-			return true
-		}
+	if ps, ok := s.Properties[k]; ok {
+		return ps, true
 	}
-	return false
+	if s.Additional != nil {
+		return s.Additional, true
+	}
+	return nil, !closed
+}
+
+// Item returns the schema of element i of an array the schema describes.
+func (s *Schema) Item(i int) *Schema {
+	if s == nil {
+		return nil
+	}
+	if i < len(s.Positional) {
+		return s.Positional[i]
+	}
+	return s.Items
 }
 
 func join(path, key string) string {

@@ -198,9 +198,9 @@ func explain(v metrics.Verdict) (name string, score float64, field, why string) 
 	switch own {
 	case metrics.ReasonToolMismatch, metrics.ReasonActionMismatch:
 		name = NameStructure
-	case metrics.ReasonMissingParameters, metrics.ReasonExtraParameters, metrics.ReasonIncompleteResponse:
+	case metrics.ReasonUnparseableArguments, metrics.ReasonMissingParameters, metrics.ReasonExtraParameters, metrics.ReasonIncompleteResponse:
 		name = NameCompleteness
-	case metrics.ReasonInconsistentValues, metrics.ReasonInconsistentResponse:
+	case metrics.ReasonInvalidType, metrics.ReasonInconsistentValues, metrics.ReasonInconsistentResponse:
 		name = NameTruthfulness
 	default:
 		name = NameCorrectness

@@ -281,6 +281,7 @@ var nonScorerChecks = map[string]bool{
 	string(metrics.ReasonMissingTurn): true, string(metrics.ReasonUnexpectedTurn): true,
 	string(metrics.ReasonToolMismatch): true, string(metrics.ReasonActionMismatch): true,
 	string(metrics.ReasonMissingParameters): true, string(metrics.ReasonExtraParameters): true,
+	string(metrics.ReasonUnparseableArguments): true, string(metrics.ReasonInvalidType): true,
 }
 
 // SubMetricOf names the sub-metric a compared value belongs to: parameter

@@ -19,7 +19,8 @@ func errorStatus(err error) int {
 		return exitWeak
 	case errors.Is(err, badinput.ErrInvalid),
 		errors.Is(err, metrics.ErrBadDialog),
-		errors.Is(err, metrics.ErrBadSpec):
+		errors.Is(err, metrics.ErrBadSpec),
+		errors.Is(err, metrics.ErrGoldSchema):
 		return exitInvalidRows
 	}
 	return exitError

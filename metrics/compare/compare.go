@@ -213,12 +213,7 @@ var (
 	subMetrics = []string{metrics.SubStructure, metrics.SubCompleteness, metrics.SubTruthfulness}
 	buckets    = []string{"single", "two_step", "three_plus"}
 	// reasonOrder is the precedence order of metrics' reasons.
-	reasonOrder = []metrics.Reason{
-		metrics.ReasonMissingTurn, metrics.ReasonUnexpectedTurn, metrics.ReasonToolMismatch,
-		metrics.ReasonActionMismatch, metrics.ReasonMissingParameters, metrics.ReasonExtraParameters,
-		metrics.ReasonInconsistentValues, metrics.ReasonIncompleteResponse,
-		metrics.ReasonInconsistentResponse, metrics.ReasonPriorActionFailed,
-	}
+	reasonOrder = metrics.Reasons()
 )
 
 func outcome(t Turn, sub string) metrics.Outcome {

@@ -1,0 +1,222 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/aem-dev/aem/tooldef"
+)
+
+// ErrGoldSchema is returned (wrapped in a *SchemaError) for a gold call
+// that breaks the definition of the tool it calls: bad input, since the
+// gold side is the user's.
+var ErrGoldSchema = errors.New("gold call breaks its tool definition")
+
+// RuleOffered is the SchemaError rule of a gold call to a tool the
+// dialog's definitions do not offer. The other rules are tooldef's.
+const RuleOffered tooldef.Rule = "offered"
+
+// SchemaError describes a gold call that breaks its tool definition: where
+// it is, the field and the rule. It matches ErrGoldSchema with errors.Is.
+type SchemaError struct {
+	DialogID string // empty when not known (ValidateGoldCall)
+	TurnNo   int    // 0 when not known
+	Tool     string // the call's name (tool.action)
+	Field    string // path inside args, e.g. "unit" or "filters.region[1]"; empty for the call itself
+	Rule     tooldef.Rule
+	Detail   string
+}
+
+// Error implements error.
+func (e *SchemaError) Error() string {
+	where := ""
+	if e.DialogID != "" {
+		where = fmt.Sprintf("dialog %q turn %d: ", e.DialogID, e.TurnNo)
+	}
+	field := ""
+	if e.Field != "" {
+		field = ", field " + e.Field
+	}
+	return fmt.Sprintf("%sgold call %s%s: %s (rule %s; fix the gold call or the tool definition)", where, e.Tool, field, e.Detail, e.Rule)
+}
+
+// Unwrap makes errors.Is(err, ErrGoldSchema) true.
+func (e *SchemaError) Unwrap() error { return ErrGoldSchema }
+
+// callName renders a call's name as tool.action (either part may be empty).
+func callName(c Call) string {
+	switch {
+	case c.ToolID == "":
+		return c.Action
+	case c.Action == "":
+		return c.ToolID
+	}
+	return c.ToolID + "." + c.Action
+}
+
+// ValidateGoldCall checks a gold call against the tool definitions: the
+// tool must be offered; every required parameter given (a required
+// parameter marked $optional is a violation too); no parameter the schema
+// does not allow; every value, and every $any alternative, fitting its
+// schema. It returns a *SchemaError for the first violation, nil when the
+// call fits or tools is nil. Batch calls it to report the row; Judge calls
+// it for every gold action turn.
+func ValidateGoldCall(tools *tooldef.Set, c Call) error {
+	if tools == nil {
+		return nil
+	}
+	tool := tools.Resolve(c.ToolID, c.Action)
+	if tool == nil {
+		return &SchemaError{Tool: callName(c), Rule: RuleOffered, Detail: "the dialog's tool definitions do not offer this tool"}
+	}
+	if vs := goldArgViolations(tool.Args(), c.Args); len(vs) > 0 {
+		return &SchemaError{Tool: callName(c), Field: vs[0].Field, Rule: vs[0].Rule, Detail: vs[0].Detail}
+	}
+	return nil
+}
+
+// goldArgViolations is Tool.ValidateArgs for gold args, which may hold
+// $any / $optional specs.
+func goldArgViolations(args *tooldef.Schema, gold map[string]any) []tooldef.Violation {
+	return goldObject(args, "", gold, !args.OpenObject)
+}
+
+// goldViolations checks a gold value against s: each $any alternative in
+// its place, objects and arrays holding specs part by part, the rest with
+// Schema.Validate.
+func goldViolations(s *tooldef.Schema, path string, v any) []tooldef.Violation {
+	if sp, ok := specOf(v); ok {
+		var out []tooldef.Violation
+		for _, a := range sp.alts {
+			out = append(out, goldViolations(s, path, a)...)
+		}
+		return out
+	}
+	if s == nil || !holdsSpec(v) {
+		return s.Validate(path, v)
+	}
+	if !tooldef.TypeFits(s.Types, v) || len(s.AnyOf) > 0 || len(s.AllOf) > 0 || s.Ref != nil {
+		// Rare: judge the first alternative of every spec.
+		return s.Validate(path, firstAlternatives(v))
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return goldObject(s, path, x, s.ClosedObject)
+	case []any:
+		var out []tooldef.Violation
+		for i, e := range x {
+			out = append(out, goldViolations(s.Item(i), path+"["+strconv.Itoa(i)+"]", e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// goldObject checks required keys (present, not $optional), allowed keys
+// and every value.
+func goldObject(s *tooldef.Schema, path string, m map[string]any, closed bool) []tooldef.Violation {
+	var out []tooldef.Violation
+	for _, r := range s.Required {
+		v, given := m[r]
+		if sp, isSpec := specOf(v); !given || isSpec && sp.optional {
+			detail := "required parameter is missing"
+			if given {
+				detail = "required parameter is marked $optional"
+			}
+			out = append(out, tooldef.Violation{Field: joinPath(path, r), Rule: tooldef.RuleRequired, Detail: detail})
+		}
+	}
+	for _, k := range sortedKeys(m) {
+		ps, allowed := s.Property(k, closed)
+		if !allowed {
+			out = append(out, tooldef.Violation{Field: joinPath(path, k), Rule: tooldef.RuleUnknown, Detail: "the tool definition has no such parameter"})
+			continue
+		}
+		out = append(out, goldViolations(ps, joinPath(path, k), m[k])...)
+	}
+	return out
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// holdsSpec reports whether v is or contains a $any / $optional spec.
+func holdsSpec(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if isSpecObject(x) {
+			return true
+		}
+		for _, e := range x {
+			if holdsSpec(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if holdsSpec(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// firstAlternatives replaces every spec by its first alternative (an
+// $optional one by nothing).
+func firstAlternatives(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if sp, ok := specOf(x); ok {
+			return firstAlternatives(sp.alts[0])
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if sp, ok := specOf(e); ok && sp.optional {
+				continue
+			}
+			out[k] = firstAlternatives(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = firstAlternatives(e)
+		}
+		return out
+	}
+	return v
+}
+
+// omittable reports whether a prediction may leave out gold parameter k:
+// gold marks it $optional, or the tool's schema does not require it and
+// its default is the gold value (or one of its $any alternatives), so
+// leaving it out means the same call.
+func omittable(tool *tooldef.Tool, k string, gold any) bool {
+	sp, isSpec := specOf(gold)
+	if isSpec && sp.optional {
+		return true
+	}
+	s := tool.Param(k)
+	if s == nil || !s.HasDefault || tool.IsRequired(k) {
+		return false
+	}
+	alts := []any{gold}
+	if isSpec {
+		alts = sp.alts
+	}
+	return slices.ContainsFunc(alts, func(a any) bool { return tooldef.EqualJSON(a, s.Default) })
+}
+
+// givenDefault reports whether a predicted parameter that gold leaves out
+// is fine: an optional parameter of the tool given its schema default.
+func givenDefault(tool *tooldef.Tool, k string, pred any) bool {
+	s := tool.Param(k)
+	return s != nil && s.HasDefault && !tool.IsRequired(k) && tooldef.EqualJSON(pred, s.Default)
+}

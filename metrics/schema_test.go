@@ -1,0 +1,234 @@
+package metrics
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aem-dev/aem/tooldef"
+)
+
+const testTools = `[
+ {"name": "get_weather", "parameters": {"type": "object", "required": ["city"], "properties": {
+   "city": {"type": "string"},
+   "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"},
+   "days": {"type": "integer", "default": 1},
+   "lat": {"type": "number"},
+   "alerts": {"type": "boolean"},
+   "note": {"type": "string"},
+   "filter": {"type": "object", "properties": {"region": {"type": "string"}, "n": {"type": "integer"}}, "required": ["region"]}}}},
+ {"name": "math.factorial", "parameters": {"type": "dict", "required": ["n"], "properties": {"n": {"type": "integer"}}}},
+ {"name": "ping"}
+]`
+
+func mustTools(t testing.TB, text string) *tooldef.Set {
+	t.Helper()
+	s, err := tooldef.Parse("tools", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func call(t testing.TB, action, args string) Call {
+	t.Helper()
+	a, err := DecodeArgs([]byte(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Call{Action: action, Args: a}
+}
+
+// judgeAction judges one Tool turn; pred nil means no prediction.
+func judgeAction(t *testing.T, tools *tooldef.Set, gold Call, pred *Call, noCall bool) (Verdict, error) {
+	t.Helper()
+	tr := Turn{DialogID: "d", TurnNo: 1, Role: RoleTool, HasGold: true, Gold: gold, GoldNoCall: noCall}
+	if pred != nil {
+		tr.HasPredict, tr.Predict = true, *pred
+	}
+	res, err := Evaluate(t.Context(), Lexical{}, DefaultConfig(), []Dialog{{ID: "d", Turns: []Turn{tr}, Tools: tools}})
+	if err != nil {
+		return Verdict{}, err
+	}
+	return res[0].Turns[0], nil
+}
+
+// TestSchemaChecks has one case per schema rule of the action checks, each
+// passing and failing.
+func TestSchemaChecks(t *testing.T) {
+	tools := mustTools(t, testTools)
+	gw := func(args string) Call { return call(t, "get_weather", args) }
+	tests := []struct {
+		name     string
+		gold     Call
+		pred     Call
+		checks   []Reason
+		missing  []string
+		extra    []string
+		method   string   // a FieldScore method the verdict must hold
+		plain    []Reason // the checks without tool definitions
+		wantPass bool
+	}{
+		{name: "same call", gold: gw(`{"city": "Paris"}`), pred: gw(`{"city": "Paris"}`), wantPass: true},
+		{name: "integer for number", gold: gw(`{"city": "P", "lat": 48.0}`), pred: gw(`{"city": "P", "lat": 48}`), wantPass: true},
+		{name: "string for integer is a type error", gold: gw(`{"city": "P", "days": 3}`), pred: gw(`{"city": "P", "days": "3"}`),
+			checks: []Reason{ReasonInvalidType}, method: MethodType},
+		{name: "float literal for integer", gold: gw(`{"city": "P", "days": 3}`), pred: gw(`{"city": "P", "days": 3.0}`),
+			checks: []Reason{ReasonInvalidType}, method: MethodType},
+		{name: "string for boolean", gold: gw(`{"city": "P", "alerts": true}`), pred: gw(`{"city": "P", "alerts": "true"}`),
+			checks: []Reason{ReasonInvalidType}, method: MethodType},
+		{name: "nested type", gold: gw(`{"city": "P", "filter": {"region": "EU", "n": 2}}`), pred: gw(`{"city": "P", "filter": {"region": "EU", "n": "2"}}`),
+			checks: []Reason{ReasonInvalidType}, method: MethodType},
+		{name: "type and value errors in order", gold: gw(`{"city": "Paris", "days": 3}`), pred: gw(`{"city": "zzz qqq", "days": "3"}`),
+			checks: []Reason{ReasonInvalidType, ReasonInconsistentValues}, plain: []Reason{ReasonInconsistentValues}},
+		{name: "required left out", gold: gw(`{"city": "Paris"}`), pred: gw(`{}`),
+			checks: []Reason{ReasonMissingParameters}, missing: []string{"city"}, plain: []Reason{ReasonMissingParameters}},
+		{name: "optional left out, gold is its default", gold: gw(`{"city": "P", "unit": "celsius"}`), pred: gw(`{"city": "P"}`), wantPass: true,
+			plain: []Reason{ReasonMissingParameters}},
+		{name: "optional left out, gold is not its default", gold: gw(`{"city": "P", "unit": "fahrenheit"}`), pred: gw(`{"city": "P"}`),
+			checks: []Reason{ReasonMissingParameters}, missing: []string{"unit"}, plain: []Reason{ReasonMissingParameters}},
+		{name: "optional without default left out", gold: gw(`{"city": "P", "note": "x"}`), pred: gw(`{"city": "P"}`),
+			checks: []Reason{ReasonMissingParameters}, missing: []string{"note"}, plain: []Reason{ReasonMissingParameters}},
+		{name: "optional left out, $any holds the default", gold: gw(`{"city": "P", "days": {"$any": [1, 2]}}`), pred: gw(`{"city": "P"}`), wantPass: true,
+			plain: []Reason{ReasonMissingParameters}},
+		{name: "$optional left out", gold: gw(`{"city": "P", "note": {"$any": ["x"], "$optional": true}}`), pred: gw(`{"city": "P"}`), wantPass: true},
+		{name: "default given, gold leaves it out", gold: gw(`{"city": "P"}`), pred: gw(`{"city": "P", "unit": "celsius"}`), wantPass: true,
+			plain: []Reason{ReasonExtraParameters}},
+		{name: "non-default given, gold leaves it out", gold: gw(`{"city": "P"}`), pred: gw(`{"city": "P", "unit": "fahrenheit"}`),
+			checks: []Reason{ReasonExtraParameters}, extra: []string{"unit"}, plain: []Reason{ReasonExtraParameters}},
+		{name: "unknown parameter", gold: gw(`{"city": "P"}`), pred: gw(`{"city": "P", "country": "FR"}`),
+			checks: []Reason{ReasonExtraParameters}, extra: []string{"country"}, plain: []Reason{ReasonExtraParameters}},
+		{name: "tool not offered", gold: gw(`{"city": "P"}`), pred: call(t, "get_forecast", `{"city": "P"}`),
+			checks: []Reason{ReasonToolMismatch, ReasonActionMismatch}, method: MethodNotOffered, plain: []Reason{ReasonActionMismatch}},
+		{name: "another offered tool", gold: gw(`{"city": "P"}`), pred: call(t, "ping", `{}`),
+			checks: []Reason{ReasonActionMismatch, ReasonMissingParameters}, missing: []string{"city"}, plain: []Reason{ReasonActionMismatch, ReasonMissingParameters}},
+		{name: "underscore for dot", gold: call(t, "math.factorial", `{"n": 5}`), pred: call(t, "math_factorial", `{"n": 5}`), wantPass: true,
+			plain: []Reason{ReasonActionMismatch}},
+		{name: "tool.action form", gold: call(t, "math.factorial", `{"n": 5}`), pred: Call{ToolID: "math", Action: "factorial", Args: map[string]any{"n": jsonNum("5")}}, wantPass: true,
+			plain: []Reason{ReasonToolMismatch, ReasonActionMismatch}},
+		{name: "unparseable arguments", gold: gw(`{"city": "P"}`), pred: Call{Action: "get_weather", UnparsedArgs: `{"city": "P"`},
+			checks: []Reason{ReasonUnparseableArguments}, method: MethodUnparseable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := judgeAction(t, tools, tt.gold, &tt.pred, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Pass != tt.wantPass || !slices.Equal(v.FailedChecks, tt.checks) {
+				t.Errorf("pass %v checks %v, want pass %v checks %v (%+v)", v.Pass, v.FailedChecks, tt.wantPass, tt.checks, v.FieldScores)
+			}
+			if !slices.Equal(v.MissingKeys, tt.missing) || !slices.Equal(v.ExtraKeys, tt.extra) {
+				t.Errorf("missing %v extra %v, want %v %v", v.MissingKeys, v.ExtraKeys, tt.missing, tt.extra)
+			}
+			if tt.method != "" && !slices.ContainsFunc(v.FieldScores, func(f FieldScore) bool { return f.Method == tt.method && !f.Pass }) {
+				t.Errorf("no failing %q field score: %+v", tt.method, v.FieldScores)
+			}
+			if tt.checks != nil && v.FailureReason != tt.checks[0] {
+				t.Errorf("failure reason %q, want %q", v.FailureReason, tt.checks[0])
+			}
+			// Without tool definitions the old rules apply.
+			if tt.pred.UnparsedArgs != "" {
+				return
+			}
+			plain, err := judgeAction(t, nil, tt.gold, &tt.pred, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(plain.FailedChecks, tt.plain) {
+				t.Errorf("without tools: checks %v, want %v", plain.FailedChecks, tt.plain)
+			}
+		})
+	}
+}
+
+func jsonNum(s string) any {
+	a, _ := DecodeArgs([]byte(`{"n": ` + s + `}`))
+	return a["n"]
+}
+
+func TestNoCall(t *testing.T) {
+	tools := mustTools(t, testTools)
+	for _, ts := range []*tooldef.Set{tools, nil} {
+		v, err := judgeAction(t, ts, Call{}, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.Pass || v.Structure != OutcomePass || v.Truthfulness != OutcomePass {
+			t.Errorf("no call expected, none made: %+v", v)
+		}
+		pred := call(t, "get_weather", `{"city": "P"}`)
+		v, err = judgeAction(t, ts, Call{}, &pred, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Pass || v.FailureReason != ReasonUnexpectedTurn {
+			t.Errorf("no call expected, one made: %+v", v)
+		}
+	}
+	bad := []struct {
+		name string
+		turn Turn
+	}{
+		{"no call with a gold call", Turn{TurnNo: 1, Role: RoleTool, HasGold: true, GoldNoCall: true, Gold: Call{Action: "x"}}},
+		{"no call on an Agent turn", Turn{TurnNo: 1, Role: RoleAgent, HasGold: true, GoldNoCall: true}},
+		{"no call in a block", Turn{TurnNo: 1, Role: RoleTool, HasGold: true, GoldNoCall: true, Tags: []string{"OrderInvariant_a"}}},
+		{"gold args unparsed", Turn{TurnNo: 1, Role: RoleTool, HasGold: true, Gold: Call{Action: "x", UnparsedArgs: "{"}}},
+	}
+	for _, b := range bad {
+		_, err := Evaluate(t.Context(), Lexical{}, DefaultConfig(), []Dialog{{ID: "d", Turns: []Turn{b.turn}}})
+		if !errors.Is(err, ErrBadDialog) {
+			t.Errorf("%s: got %v, want ErrBadDialog", b.name, err)
+		}
+	}
+}
+
+// TestGoldSchema: a gold call that breaks its own tool definition is bad
+// input naming dialog, turn, field and rule.
+func TestGoldSchema(t *testing.T) {
+	tools := mustTools(t, testTools)
+	tests := []struct {
+		name  string
+		gold  Call
+		field string
+		rule  tooldef.Rule
+	}{
+		{"not offered", call(t, "get_forecast", `{}`), "", RuleOffered},
+		{"required missing", call(t, "get_weather", `{"unit": "celsius"}`), "city", tooldef.RuleRequired},
+		{"required marked optional", call(t, "get_weather", `{"city": {"$any": ["P"], "$optional": true}}`), "city", tooldef.RuleRequired},
+		{"unknown", call(t, "get_weather", `{"city": "P", "country": "FR"}`), "country", tooldef.RuleUnknown},
+		{"type", call(t, "get_weather", `{"city": "P", "days": "3"}`), "days", tooldef.RuleType},
+		{"enum", call(t, "get_weather", `{"city": "P", "unit": "kelvin"}`), "unit", tooldef.RuleEnum},
+		{"an alternative's type", call(t, "get_weather", `{"city": "P", "days": {"$any": [3, "three"]}}`), "days", tooldef.RuleType},
+		{"nested required", call(t, "get_weather", `{"city": "P", "filter": {"n": 2}}`), "filter.region", tooldef.RuleRequired},
+		{"nested spec type", call(t, "get_weather", `{"city": "P", "filter": {"region": "EU", "n": {"$any": [1, "x"]}}}`), "filter.n", tooldef.RuleType},
+		{"nested required marked optional", call(t, "get_weather", `{"city": "P", "filter": {"region": {"$any": ["EU"], "$optional": true}}}`), "filter.region", tooldef.RuleRequired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pred := tt.gold
+			_, err := judgeAction(t, tools, tt.gold, &pred, false)
+			var se *SchemaError
+			if !errors.As(err, &se) || !errors.Is(err, ErrGoldSchema) {
+				t.Fatalf("got %v, want a *SchemaError", err)
+			}
+			if se.DialogID != "d" || se.TurnNo != 1 || se.Field != tt.field || se.Rule != tt.rule {
+				t.Errorf("got %+v, want field %q rule %q", se, tt.field, tt.rule)
+			}
+			if !strings.Contains(err.Error(), `dialog "d" turn 1: gold call`) || !strings.Contains(err.Error(), "rule "+string(tt.rule)) {
+				t.Errorf("message %q", err)
+			}
+		})
+	}
+	ok := []Call{
+		call(t, "get_weather", `{"city": {"$any": ["Paris", "Paris, FR"]}, "unit": {"$any": ["celsius"], "$optional": true}}`),
+		call(t, "get_weather", `{"city": "P", "filter": {"region": {"$any": ["EU", "US"]}, "n": {"$any": [1], "$optional": true}}}`),
+		call(t, "math_factorial", `{"n": 3}`),
+	}
+	for _, g := range ok {
+		if err := ValidateGoldCall(tools, g); err != nil {
+			t.Errorf("%v: %v", g, err)
+		}
+	}
+}
