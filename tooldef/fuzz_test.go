@@ -9,10 +9,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/aem-dev/aem/batch/badinput"
 )
 
-// FuzzParse: Parse never panics; every error is an *Error wrapping
-// ErrInvalid; a parsed Set has unique non-empty names, finds each by its
+// FuzzParse: Parse never panics; every error is a *badinput.RowError of
+// Kind ErrInvalid; a parsed Set has unique non-empty names, finds each by its
 // name, re-parses from its own JSON to the same tools, and validates any
 // arguments without panicking, the same way twice.
 func FuzzParse(f *testing.F) {
@@ -30,8 +32,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data, args []byte) {
 		s, err := Parse("fuzz", data)
 		if err != nil {
-			var e *Error
-			if !errors.Is(err, ErrInvalid) || !errors.As(err, &e) {
+			var e *badinput.RowError
+			if !errors.Is(err, ErrInvalid) || !errors.Is(err, badinput.ErrInvalid) || !errors.As(err, &e) {
 				t.Fatalf("error %T does not wrap ErrInvalid: %v", err, err)
 			}
 			if e.Error() == "" || strings.Contains(e.Error(), "%!") {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/aem-dev/aem/batch/badinput"
 )
 
 // Tool is one function definition.
@@ -33,12 +35,12 @@ var otherKeys = []string{
 // Parse reads tool definitions from data: a JSON array of definitions, JSON
 // Lines (or concatenated objects) with one definition each, or one object
 // {"tools": [...]}. file names the source in errors. An empty array is an
-// empty Set (no tool offered). Every error wraps ErrInvalid and is an
-// *Error naming the definition, its line and the field.
+// empty Set (no tool offered). Every error is a *badinput.RowError of
+// Kind ErrInvalid naming the definition (Row), its line and the field.
 func Parse(file string, data []byte) (*Set, error) {
 	defs, err := split(data)
 	if err != nil {
-		var e *Error
+		var e *badinput.RowError
 		if errors.As(err, &e) {
 			e.File = file
 		}
@@ -48,11 +50,11 @@ func Parse(file string, data []byte) (*Set, error) {
 	for i, d := range defs {
 		t, err := parseDefinition(d.raw)
 		if err != nil {
-			var e *Error
+			var e *badinput.RowError
 			if !errors.As(err, &e) {
-				e = &Error{Problem: "cannot read the definition", Err: err}
+				e = rowErr(badinput.NoRow, 0, "", "cannot read the definition", "", err)
 			}
-			e.File, e.Index, e.Line = file, i, lineAt(data, d.offset)
+			e.File, e.Row, e.Line = file, int64(i), lineAt(data, d.offset)
 			return nil, e
 		}
 		tools = append(tools, t)
@@ -60,9 +62,10 @@ func Parse(file string, data []byte) (*Set, error) {
 	s, dup := newSet(tools)
 	if dup >= 0 {
 		first := slices.IndexFunc(tools, func(t *Tool) bool { return t.Name == tools[dup].Name })
-		return nil, &Error{File: file, Index: dup, Line: lineAt(data, defs[dup].offset), Field: "name",
-			Problem: fmt.Sprintf("tool %q is defined twice (also definition %d)", tools[dup].Name, first),
-			Fix:     "give each tool one definition"}
+		e := rowErr(int64(dup), lineAt(data, defs[dup].offset), "name",
+			fmt.Sprintf("tool %q is defined twice (also definition %d)", tools[dup].Name, first), "give each tool one definition", nil)
+		e.File = file
+		return nil, e
 	}
 	return s, nil
 }
@@ -78,7 +81,7 @@ func split(data []byte) ([]rawDef, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	skipped := int64(len(data) - len(trimmed))
 	if len(bytes.TrimSpace(trimmed)) == 0 {
-		return nil, &Error{Index: -1, Problem: "no tool definitions (the input is empty)", Fix: "give a JSON array of definitions, [] for none"}
+		return nil, rowErr(badinput.NoRow, 0, "", "no tool definitions (the input is empty)", "give a JSON array of definitions, [] for none", nil)
 	}
 	if trimmed[0] == '[' {
 		return splitArray(data, skipped)
@@ -94,11 +97,11 @@ func split(data []byte) ([]rawDef, error) {
 			break
 		}
 		if err != nil {
-			return nil, syntaxErr(err, data, skipped, len(defs))
+			return nil, syntaxErr(err, data, skipped, int64(len(defs)))
 		}
 		if raw[0] != '{' {
-			return nil, &Error{Index: len(defs), Line: lineAt(data, start),
-				Problem: "expected a definition object, got " + kindOfRaw(raw), Fix: "put one definition object per line"}
+			return nil, rowErr(int64(len(defs)), lineAt(data, start), "",
+				"expected a definition object, got "+kindOfRaw(raw), "put one definition object per line", nil)
 		}
 		defs = append(defs, rawDef{raw: raw, offset: start})
 	}
@@ -109,7 +112,7 @@ func split(data []byte) ([]rawDef, error) {
 			for i := range wrapped {
 				wrapped[i].offset = defs[0].offset
 			}
-			var e *Error
+			var e *badinput.RowError
 			if errors.As(err, &e) {
 				e.Line = lineAt(data, defs[0].offset)
 			}
@@ -124,7 +127,7 @@ func split(data []byte) ([]rawDef, error) {
 func splitArray(data []byte, base int64) ([]rawDef, error) {
 	dec := json.NewDecoder(bytes.NewReader(data[base:]))
 	if _, err := dec.Token(); err != nil {
-		return nil, syntaxErr(err, data, base, -1)
+		return nil, syntaxErr(err, data, base, badinput.NoRow)
 	}
 	var defs []rawDef
 	for dec.More() {
@@ -132,28 +135,28 @@ func splitArray(data []byte, base int64) ([]rawDef, error) {
 		start += skipStart(data[start:])
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, syntaxErr(err, data, base, len(defs))
+			return nil, syntaxErr(err, data, base, int64(len(defs)))
 		}
 		if raw[0] != '{' {
-			return nil, &Error{Index: len(defs), Line: lineAt(data, start),
-				Problem: "expected a definition object, got " + kindOfRaw(raw), Fix: `write {"name": ..., "parameters": {...}}`}
+			return nil, rowErr(int64(len(defs)), lineAt(data, start), "",
+				"expected a definition object, got "+kindOfRaw(raw), `write {"name": ..., "parameters": {...}}`, nil)
 		}
 		defs = append(defs, rawDef{raw: raw, offset: start})
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, syntaxErr(err, data, base, -1)
+		return nil, syntaxErr(err, data, base, badinput.NoRow)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &Error{Index: -1, Problem: "data after the JSON array of definitions", Fix: "give exactly one array"}
+		return nil, rowErr(badinput.NoRow, 0, "", "data after the JSON array of definitions", "give exactly one array", nil)
 	}
 	return defs, nil
 }
 
 // syntaxErr reports a JSON decoding error at its line; index is the
 // definition being read, or -1.
-func syntaxErr(err error, data []byte, base int64, index int) error {
-	e := &Error{Index: index, Problem: "not valid JSON", Err: err,
-		Fix: "give a JSON array of definitions, JSON Lines with one per line, or {\"tools\": [...]}"}
+func syntaxErr(err error, data []byte, base int64, index int64) error {
+	e := rowErr(index, 0, "", "not valid JSON",
+		"give a JSON array of definitions, JSON Lines with one per line, or {\"tools\": [...]}", err)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		e.Line = lineAt(data, base+se.Offset)

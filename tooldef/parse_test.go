@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aem-dev/aem/batch/badinput"
 )
 
 func mustParseFile(t *testing.T, name string) *Set {
@@ -207,13 +209,13 @@ func TestParseErrors(t *testing.T) {
 			if !errors.Is(err, ErrInvalid) {
 				t.Errorf("error does not wrap ErrInvalid: %v", err)
 			}
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("not an *Error: %T %v", err, err)
+			var e *badinput.RowError
+			if !errors.As(err, &e) || !errors.Is(err, badinput.ErrInvalid) {
+				t.Fatalf("not a *badinput.RowError: %T %v", err, err)
 			}
-			if e.File != "defs.json" || e.Line != tt.line || e.Index != tt.index || e.Field != tt.field {
-				t.Errorf("got file %q line %d index %d field %q, want line %d index %d field %q (%v)",
-					e.File, e.Line, e.Index, e.Field, tt.line, tt.index, tt.field, err)
+			if e.File != "defs.json" || e.Line != tt.line || e.Row != int64(tt.index) || e.Field != tt.field {
+				t.Errorf("got file %q line %d row %d field %q, want line %d row %d field %q (%v)",
+					e.File, e.Line, e.Row, e.Field, tt.line, tt.index, tt.field, err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not say %q", err, tt.want)

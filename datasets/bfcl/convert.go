@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/tooldef"
 )
@@ -122,7 +123,7 @@ func decodeDefs(e Entry) ([]map[string]any, error) {
 	defs := make([]map[string]any, len(e.Functions))
 	for i, raw := range e.Functions {
 		if err := decode(raw, &defs[i]); err != nil || defs[i] == nil {
-			return nil, &Error{Line: e.Line, ID: e.ID, Field: fmt.Sprintf("function[%d]", i), Problem: "a function definition must be a JSON object", Err: err}
+			return nil, rowErr("", badinput.NoRow, e.Line, e.ID, fmt.Sprintf("function[%d]", i), "a function definition must be a JSON object", "", err)
 		}
 	}
 	return defs, nil
@@ -147,7 +148,7 @@ func toolSet(e Entry, defs []map[string]any) (*tooldef.Set, error) {
 	}
 	set, err := tooldef.Parse(e.ID+" function", b.Bytes())
 	if err != nil {
-		return nil, &Error{Line: e.Line, ID: e.ID, Field: "function", Problem: "bad function definitions", Err: err}
+		return nil, rowErr("", badinput.NoRow, e.Line, e.ID, "function", "bad function definitions", "", err)
 	}
 	return set, nil
 }

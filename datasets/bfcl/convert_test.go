@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
 )
 
@@ -124,13 +125,13 @@ func TestReadErrors(t *testing.T) {
 		read     func(string, *strings.Reader) error
 		want     string
 	}{
-		{"question not json", "{\n", readQ, "questions.jsonl: line 1: not a BFCL question"},
-		{"question no id", `{"question": [], "function": []}`, readQ, "line 1: field id: missing id"},
-		{"question dup", "{\"id\": \"a_1\"}\n\n{\"id\": \"a_1\"}", readQ, "line 3: id a_1: field id: id repeats line 1"},
+		{"question not json", "{\n", readQ, "questions.jsonl: row 0, line 1: not a BFCL question"},
+		{"question no id", `{"question": [], "function": []}`, readQ, "row 0, line 1, field id: missing id"},
+		{"question dup", "{\"id\": \"a_1\"}\n\n{\"id\": \"a_1\"}", readQ, "row 1, line 3, field id: entry a_1: id repeats line 1"},
 		{"answer not json", `[1]`, readA, "line 1: not a BFCL possible answer"},
 		{"answer no id", `{"ground_truth": []}`, readA, "missing id"},
-		{"answer dup", "{\"id\": \"a\", \"ground_truth\": []}\n{\"id\": \"a\", \"ground_truth\": []}", readA, "line 2: id a: field id: id repeats"},
-		{"answer two names", `{"id": "a", "ground_truth": [{"f": {}, "g": {}}]}`, readA, "field ground_truth[0]: a call must have exactly one function name, got 2"},
+		{"answer dup", "{\"id\": \"a\", \"ground_truth\": []}\n{\"id\": \"a\", \"ground_truth\": []}", readA, "row 1, line 2, field id: entry a: id repeats"},
+		{"answer two names", `{"id": "a", "ground_truth": [{"f": {}, "g": {}}]}`, readA, "field ground_truth[0]: entry a: a call must have exactly one function name, got 2"},
 		{"answer params", `{"id": "a", "ground_truth": [{"f": []}]}`, readA, `function "f": parameters must be an object`},
 		{"answer values", `{"id": "a", "ground_truth": [{"f": {"p": "x"}}]}`, readA, `parameter "p": acceptable values must be a list`},
 		{"result not json", `{"id": `, readR, "not a BFCL result"},
@@ -142,7 +143,7 @@ func TestReadErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.read("questions.jsonl", strings.NewReader(tt.in))
-			if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			if err == nil || !errors.Is(err, ErrInvalid) || !errors.Is(err, badinput.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an ErrInvalid saying %q", err, tt.want)
 			}
 		})
@@ -156,11 +157,11 @@ func readR(f string, r *strings.Reader) error { _, err := ReadResults(f, r); ret
 func TestAttachErrors(t *testing.T) {
 	entries := []Entry{{ID: "live_simple_0-0-0", Category: "simple"}, {ID: "live_irrelevance_0-0-0", Category: "irrelevance"}}
 	err := Attach(entries, map[string][]PossibleCall{}, "q.json", "a.json")
-	if err == nil || !strings.Contains(err.Error(), "a.json: id live_simple_0-0-0: no possible answer for this entry of q.json") {
+	if err == nil || !strings.Contains(err.Error(), "a.json: entry live_simple_0-0-0: no possible answer for this entry of q.json") {
 		t.Errorf("missing answer: %v", err)
 	}
 	err = Attach(entries, map[string][]PossibleCall{"live_simple_0-0-0": {}, "live_simple_9-9-9": {}}, "q.json", "a.json")
-	if err == nil || !strings.Contains(err.Error(), "live_simple_9-9-9: possible answer for an id that q.json does not have") {
+	if err == nil || !strings.Contains(err.Error(), "entry live_simple_9-9-9: possible answer for an id that q.json does not have") {
 		t.Errorf("orphan answer: %v", err)
 	}
 	if err := Attach(entries, map[string][]PossibleCall{"live_simple_0-0-0": {}}, "q.json", "a.json"); err != nil {

@@ -10,54 +10,23 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
 )
 
-// ErrInvalid is wrapped by every error about the content of a BFCL file;
-// the CLI maps it to exit status 3.
+// ErrInvalid is the Kind of every error about the content of a BFCL file:
+// each is a *badinput.RowError (Row the 0-based index of the entry in its
+// file, Line its line) wrapping ErrInvalid and badinput.ErrInvalid, so the
+// CLI maps it to exit status 3.
 var ErrInvalid = errors.New("invalid BFCL file")
 
-// Error reports one bad line of a BFCL file. It wraps ErrInvalid and the
-// cause.
-type Error struct {
-	File    string
-	Line    int    // 1-based
-	ID      string // the entry's id, when known
-	Field   string // JSON path inside the line, e.g. "ground_truth[0]"
-	Problem string
-	Fix     string
-	Err     error
-}
-
-// Error formats the error as "FILE: line L: id ID: field F: PROBLEM (fix: FIX)".
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ": line %d", e.Line)
+// rowErr builds the error for one entry; id, when known, prefixes the
+// problem.
+func rowErr(file string, row int64, line int, id, field, problem, fix string, cause error) error {
+	if id != "" {
+		problem = "entry " + id + ": " + problem
 	}
-	if e.ID != "" {
-		fmt.Fprintf(&b, ": id %s", e.ID)
-	}
-	if e.Field != "" {
-		fmt.Fprintf(&b, ": field %s", e.Field)
-	}
-	fmt.Fprintf(&b, ": %s", e.Problem)
-	if e.Err != nil {
-		fmt.Fprintf(&b, ": %v", e.Err)
-	}
-	if e.Fix != "" {
-		fmt.Fprintf(&b, " (fix: %s)", e.Fix)
-	}
-	return b.String()
-}
-
-// Unwrap returns ErrInvalid and the cause.
-func (e *Error) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrInvalid, e.Err}
-	}
-	return []error{ErrInvalid}
+	return &badinput.RowError{File: file, Row: row, Line: line, Field: field, Problem: problem, Fix: fix, Kind: ErrInvalid, Err: cause}
 }
 
 // Message is one message of a question.
@@ -109,19 +78,21 @@ func category(id string) string {
 	return strings.TrimPrefix(c, "live_")
 }
 
-// lines calls fn with every non-blank line of r (1-based line numbers).
-func lines(r io.Reader, fn func(line int, text []byte) error) error {
+// lines calls fn with every non-blank line of r: its 0-based record index
+// and 1-based line number.
+func lines(r io.Reader, fn func(row int64, line int, text []byte) error) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
-	n := 0
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	n, row := 0, int64(0)
 	for sc.Scan() {
 		n++
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		if err := fn(n, sc.Bytes()); err != nil {
+		if err := fn(row, n, sc.Bytes()); err != nil {
 			return err
 		}
+		row++
 	}
 	return sc.Err()
 }
@@ -137,21 +108,21 @@ func decode(text []byte, v any) error {
 func ReadQuestions(file string, r io.Reader) ([]Entry, error) {
 	var out []Entry
 	seen := map[string]int{}
-	err := lines(r, func(line int, text []byte) error {
+	err := lines(r, func(row int64, line int, text []byte) error {
 		var raw struct {
 			ID       string            `json:"id"`
 			Question [][]Message       `json:"question"`
 			Function []json.RawMessage `json:"function"`
 		}
 		if err := decode(text, &raw); err != nil {
-			return &Error{File: file, Line: line, Problem: "not a BFCL question", Err: err,
-				Fix: `each line is {"id": ..., "question": [[{"role": ..., "content": ...}]], "function": [...]}`}
+			return rowErr(file, row, line, "", "", "not a BFCL question",
+				`each line is {"id": ..., "question": [[{"role": ..., "content": ...}]], "function": [...]}`, err)
 		}
 		if raw.ID == "" {
-			return &Error{File: file, Line: line, Field: "id", Problem: "missing id", Fix: "give every entry its id"}
+			return rowErr(file, row, line, "", "id", "missing id", "give every entry its id", nil)
 		}
 		if first, dup := seen[raw.ID]; dup {
-			return &Error{File: file, Line: line, ID: raw.ID, Field: "id", Problem: fmt.Sprintf("id repeats line %d", first)}
+			return rowErr(file, row, line, raw.ID, "id", fmt.Sprintf("id repeats line %d", first), "give every entry its own id", nil)
 		}
 		seen[raw.ID] = line
 		e := Entry{ID: raw.ID, Category: category(raw.ID), Functions: raw.Function, Line: line}
@@ -162,7 +133,7 @@ func ReadQuestions(file string, r io.Reader) ([]Entry, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading BFCL questions %s: %w", file, err)
+		return nil, fmt.Errorf("reading BFCL questions: %w", err)
 	}
 	return out, nil
 }
@@ -171,27 +142,27 @@ func ReadQuestions(file string, r io.Reader) ([]Entry, error) {
 // "ground_truth": [{name: {param: [values...]}}]}) into a map by id.
 func ReadAnswers(file string, r io.Reader) (map[string][]PossibleCall, error) {
 	out := map[string][]PossibleCall{}
-	err := lines(r, func(line int, text []byte) error {
+	err := lines(r, func(row int64, line int, text []byte) error {
 		var raw struct {
 			ID          string           `json:"id"`
 			GroundTruth []map[string]any `json:"ground_truth"`
 		}
 		if err := decode(text, &raw); err != nil {
-			return &Error{File: file, Line: line, Problem: "not a BFCL possible answer", Err: err,
-				Fix: `each line is {"id": ..., "ground_truth": [{"function": {"param": [values...]}}]}`}
+			return rowErr(file, row, line, "", "", "not a BFCL possible answer",
+				`each line is {"id": ..., "ground_truth": [{"function": {"param": [values...]}}]}`, err)
 		}
 		if raw.ID == "" {
-			return &Error{File: file, Line: line, Field: "id", Problem: "missing id"}
+			return rowErr(file, row, line, "", "id", "missing id", "give every answer the id of its entry", nil)
 		}
 		if _, dup := out[raw.ID]; dup {
-			return &Error{File: file, Line: line, ID: raw.ID, Field: "id", Problem: "id repeats an earlier line"}
+			return rowErr(file, row, line, raw.ID, "id", "id repeats an earlier line", "give each entry one answer", nil)
 		}
 		calls := make([]PossibleCall, 0, len(raw.GroundTruth))
 		for i, gt := range raw.GroundTruth {
 			c, err := possibleCall(gt)
 			if err != nil {
-				return &Error{File: file, Line: line, ID: raw.ID, Field: fmt.Sprintf("ground_truth[%d]", i), Problem: err.Error(),
-					Fix: `write {"function_name": {"param": [acceptable values...]}}`}
+				return rowErr(file, row, line, raw.ID, fmt.Sprintf("ground_truth[%d]", i), err.Error(),
+					`write {"function_name": {"param": [acceptable values...]}}`, nil)
 			}
 			calls = append(calls, c)
 		}
@@ -199,7 +170,7 @@ func ReadAnswers(file string, r io.Reader) (map[string][]PossibleCall, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading BFCL possible answers %s: %w", file, err)
+		return nil, fmt.Errorf("reading BFCL possible answers: %w", err)
 	}
 	return out, nil
 }
@@ -235,15 +206,15 @@ func Attach(entries []Entry, answers map[string][]PossibleCall, questions, answe
 		ids[entries[i].ID] = true
 		a, ok := answers[entries[i].ID]
 		if !ok && !entries[i].Irrelevant() {
-			return &Error{File: answersFile, ID: entries[i].ID, Problem: "no possible answer for this entry of " + questions,
-				Fix: "give the possible_answer file of the same category"}
+			return rowErr(answersFile, badinput.NoRow, 0, entries[i].ID, "", "no possible answer for this entry of "+questions,
+				"give the possible_answer file of the same category", nil)
 		}
 		entries[i].Answers = a
 	}
 	for _, id := range sortedKeys(answers) {
 		if !ids[id] {
-			return &Error{File: answersFile, ID: id, Problem: "possible answer for an id that " + questions + " does not have",
-				Fix: "give the question file of the same category"}
+			return rowErr(answersFile, badinput.NoRow, 0, id, "", "possible answer for an id that "+questions+" does not have",
+				"give the question file of the same category", nil)
 		}
 	}
 	return nil
@@ -281,31 +252,31 @@ type Call struct {
 // answer) is a prediction without calls.
 func ReadResults(file string, r io.Reader) (map[string]Prediction, error) {
 	out := map[string]Prediction{}
-	err := lines(r, func(line int, text []byte) error {
+	err := lines(r, func(row int64, line int, text []byte) error {
 		var raw struct {
 			ID     string `json:"id"`
 			Result any    `json:"result"`
 		}
 		if err := decode(text, &raw); err != nil {
-			return &Error{File: file, Line: line, Problem: "not a BFCL result", Err: err,
-				Fix: `each line is {"id": ..., "result": [{"function": {"param": value}}]}`}
+			return rowErr(file, row, line, "", "", "not a BFCL result",
+				`each line is {"id": ..., "result": [{"function": {"param": value}}]}`, err)
 		}
 		if raw.ID == "" {
-			return &Error{File: file, Line: line, Field: "id", Problem: "missing id"}
+			return rowErr(file, row, line, "", "id", "missing id", "give every result the id of its entry", nil)
 		}
 		if _, dup := out[raw.ID]; dup {
-			return &Error{File: file, Line: line, ID: raw.ID, Field: "id", Problem: "id repeats an earlier line"}
+			return rowErr(file, row, line, raw.ID, "id", "id repeats an earlier line", "give each entry one result", nil)
 		}
 		p, err := prediction(raw.Result)
 		if err != nil {
-			return &Error{File: file, Line: line, ID: raw.ID, Field: "result", Problem: err.Error(),
-				Fix: `write each call as {"function_name": {"param": value}} or {"function_name": "{\"param\": value}"}`}
+			return rowErr(file, row, line, raw.ID, "result", err.Error(),
+				`write each call as {"function_name": {"param": value}} or {"function_name": "{\"param\": value}"}`, nil)
 		}
 		out[raw.ID] = p
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading BFCL results %s: %w", file, err)
+		return nil, fmt.Errorf("reading BFCL results: %w", err)
 	}
 	return out, nil
 }
