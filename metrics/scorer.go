@@ -56,6 +56,9 @@ const (
 type Similarity struct {
 	Score float64 // in [-1, 1]; 1 = same meaning. NaN is refused.
 	By    string  // who decided: ByEmbed, ByLexical, "judge", "composite", ...
+	// Cosine is the embedding similarity a decider started from when Score
+	// is not it (a fitted composite's probability); nil otherwise.
+	Cosine *float64
 }
 
 // Scorer scores semantic comparisons. Compare returns one Similarity per

@@ -1,0 +1,88 @@
+package features
+
+import (
+	"fmt"
+	"testing"
+)
+
+// replies builds a vocabulary from n generated gold replies: a fact with
+// fresh values, and a sign-off drawn from four, as agents reply.
+func replies(n int) *Vocabulary {
+	v := NewVocabulary()
+	closers := []string{"Anything else?", "Let me know if you need more.", "Happy to change anything.", "Here is what I found."}
+	facts := []string{"The forecast for %s is %d degrees.", "I emailed %s about the %d tickets.", "The chart shows revenue by month; the peak was %s at %d.",
+		"I added it to the %s report under key findings.", "Your hotel in %s is booked for %d nights.", "I sent the report to %s, who can review it by %d June."}
+	names := []string{"Paris", "Alice Chen", "April", "profit", "Rome", "Bob"}
+	for i := range n {
+		f := facts[i%len(facts)]
+		v.Add(fmt.Sprintf(f, names[(i/7)%len(names)], i%30+1) + " " + closers[i%len(closers)])
+	}
+	return v
+}
+
+func TestVocabularyWeight(t *testing.T) {
+	big := replies(600)
+	cases := []struct {
+		name     string
+		v        *Vocabulary
+		clause   string
+		ctx      string
+		required bool
+	}{
+		// Sign-offs and openers: function words, or words most replies use.
+		{"function words only", nil, "Anything else?", "", false},
+		{"function words only, learned", big, "Anything else?", "", false},
+		{"common in the gold replies", big, "Let me know if you need more.", "", false},
+		{"common in the gold replies", big, "Happy to change anything.", "", false},
+		{"common in the gold replies", big, "Here is what I found.", "", false},
+		// Without statistics a content word counts: nothing is known to be common.
+		{"no statistics yet", NewVocabulary(), "Let me know if you need more.", "", true},
+		{"nil vocabulary", nil, "Let me know if you need more.", "", true},
+		// Facts: anchors, names, rare content words.
+		{"a number", big, "It is 21 degrees.", "", true},
+		{"a name inside the sentence", big, "I emailed Alice Chen about it.", "", true},
+		{"a date in words", big, "The trip is on June 14.", "", true},
+		{"rare content words, no anchor", big, "I filed the expense claim under travel.", "", true},
+		{"a fact whose words every sixth reply uses", big, "I added it to the profit report under key findings.", "", false},
+		{"a rare word", big, "The refund went through.", "", true},
+		// Restating the question: its words are the user's.
+		{"restated question", big, "Where is my order?", "Where is my order?", false},
+		{"restated with the anchor", big, "Your order A-1043 is what you asked about.", "Where is order A-1043? Tell me what you know.", true},
+		{"answer repeating the question's words", big, "Your order A-1043 shipped on May 2.", "Where is my order A-1043?", true},
+	}
+	for _, tc := range cases {
+		var ctx Context
+		if tc.ctx != "" {
+			ctx = Context{}
+			ctx.AddUtterance(tc.ctx)
+		}
+		w := tc.v.Weight(tc.clause, ctx)
+		if (w > 0) != tc.required || w < 0 {
+			t.Errorf("%s: Weight(%q) = %v, want required %v", tc.name, tc.clause, w, tc.required)
+		}
+	}
+	if big.Replies() != 600 {
+		t.Errorf("Replies() = %d", big.Replies())
+	}
+}
+
+func TestVocabularyWeightOrder(t *testing.T) {
+	v := replies(600)
+	// More facts weigh more; an anchor weighs at least as much as the rarest word.
+	one, two := v.Weight("It is 21 degrees.", nil), v.Weight("It is 21 degrees and 40 km/h wind.", nil)
+	if !(two > one && one > 0) {
+		t.Errorf("weights: one fact %v, two facts %v", one, two)
+	}
+	// Adding replies in another order gives the same counts.
+	a, b := NewVocabulary(), NewVocabulary()
+	texts := []string{"Revenue rose.", "Profit fell sharply.", "Revenue fell.", "Anything else?"}
+	for i := range texts {
+		a.Add(texts[i])
+		b.Add(texts[len(texts)-1-i])
+	}
+	for _, c := range []string{"Revenue rose sharply.", "Anything else?", "Profit"} {
+		if a.Weight(c, nil) != b.Weight(c, nil) {
+			t.Errorf("order of Add changed Weight(%q)", c)
+		}
+	}
+}
