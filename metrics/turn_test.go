@@ -184,7 +184,7 @@ func TestLexical(t *testing.T) {
 		}
 	}
 	got, err := Lexical{}.Compare(t.Context(), []Comparison{{Gold: "a b", Predicted: "a b"}, {Kind: CompareReply, Gold: "x", Predicted: "y"}})
-	if want := []Similarity{{1, ByLexical}, {0, ByLexical}}; err != nil || !reflect.DeepEqual(got, want) {
+	if want := []Similarity{{Score: 1, By: ByLexical}, {Score: 0, By: ByLexical}}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Compare = %v, %v; want %v", got, err, want)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
