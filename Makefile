@@ -1,5 +1,14 @@
 # Thin wrappers over scripts/; the README's commands are the scripts themselves.
-.PHONY: example test setup bench build fuzz
+.PHONY: example test setup bench build install fuzz
+
+# Where `make install` puts aem: PREFIX/bin/aem, and the ONNX Runtime library and
+# the default model in PREFIX/share/aem, where that binary looks first.
+# DESTDIR stages the install (packaging); the layout under it is the same.
+PREFIX ?= /usr/local
+
+# Release builds: no file-system paths in the binary, no symbol table or DWARF
+# (stack traces still name functions and lines). See BENCHMARKS.md, "Binary size".
+RELEASE_FLAGS = -trimpath -ldflags='-s -w'
 
 example:
 	scripts/example
@@ -11,7 +20,13 @@ setup:
 	scripts/setup
 
 build:
-	go build -o bin/aem ./cmd/aem
+	go build $(RELEASE_FLAGS) -o bin/aem ./cmd/aem
+
+install: build
+	scripts/setup --prefix "$(DESTDIR)$(PREFIX)"
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 bin/aem "$(DESTDIR)$(PREFIX)/bin/aem"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/aem and $(DESTDIR)$(PREFIX)/share/aem"
 
 bench:
 	scripts/bench

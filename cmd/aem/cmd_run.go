@@ -57,8 +57,10 @@ write-up's JSON (a JSON array of turns, or JSON Lines of dialogs); the
 format is detected from the content. Outputs appear only when the run
 succeeds; a killed run continues with --resume.
 
+` + installRootHelp + `
+
 EXAMPLES
-	aem run datasets/example/golden.jsonl -o out/example
+	aem run datasets/example/golden.jsonl -o out/example --thresholds datasets/example/thresholds.json
 	aem run golden.parquet -o out --threshold 0.6 --workers 2
 	aem run theirs.parquet -o out --map gold_args=expected_arguments,turn=role
 	aem run golden.parquet -o out --thresholds sweep/thresholds.json

@@ -113,6 +113,8 @@ Outputs in OUTDIR: sweep.parquet (every threshold with every figure),
 thresholds.json (for 'aem run --thresholds'), summary.json, sweep.png and
 sweep.svg. A short table goes to stdout.
 
+` + installRootHelp + `
+
 EXIT STATUS
 	0 success; 1 error (no labels, one class only, too few labels for
 	cross-validation, unreadable input); 2 usage error; 5 the fit is no

@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/aem-dev/aem/home"
 )
 
 // Exit statuses. They are documented in the README and in `aem help`.
@@ -191,11 +193,25 @@ Commands:
 Run 'aem help <command>' for a command's flags and examples.
 Every flag can also be set by an environment variable: --ort-lib by AEM_ORT_LIB.
 
+`+installRootHelp+`
+
 EXIT STATUS
 	0 success; 1 error; 2 usage error; 3 invalid input rows;
 	4 regression found (compare --fail-on-regression); 130 interrupted.
 `)
 }
+
+// installRootHelp says where the model and ONNX Runtime are looked for; the
+// main help, run and sweep show it.
+var installRootHelp = `INSTALL ROOT
+	The embedding scorer needs the ONNX Runtime library
+	(lib/<os>-<arch>/libonnxruntime.so.1) and the model (models/use-lite/)
+	from an install root. The first of these places that holds them is used:
+` + home.Order("\t  ") + `
+	When none does, the error lists each place and what it lacked.
+	--ort-lib and --model (AEM_ORT_LIB, AEM_MODEL) name the files directly.
+	The embedding cache goes to embed-cache/ in the root found; when that is
+	beside the binary, to ./.aem if it exists, else the user cache directory.`
 
 func printCommandHelp(w io.Writer, cmd *Command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: aem %s\n\n%s\n", cmd.UsageLine, strings.TrimSpace(cmd.Long))

@@ -107,21 +107,6 @@ func TestParseInterspersed(t *testing.T) {
 	}
 }
 
-func TestWithDefaultHome(t *testing.T) {
-	env := map[string]string{"AEM_MODEL": "m"}
-	get := withDefaultHome(func(k string) string { return env[k] }, "/opt/aem")
-	if got := get("AEM_HOME"); got != "/opt/aem" {
-		t.Errorf("AEM_HOME = %q, want the default", got)
-	}
-	if got := get("AEM_MODEL"); got != "m" {
-		t.Errorf("AEM_MODEL = %q", got)
-	}
-	env["AEM_HOME"] = "/mine"
-	if got := get("AEM_HOME"); got != "/mine" {
-		t.Errorf("AEM_HOME = %q, want the user's", got)
-	}
-}
-
 // TestHelpFoldsAliases checks that a flag with a short and a long name is
 // listed once, "-o, --out", with the long name's environment variable.
 func TestHelpFoldsAliases(t *testing.T) {
