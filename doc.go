@@ -17,8 +17,14 @@
 //	models        the default model's converter, model pulls and verification
 //	home          where the ONNX Runtime library and the models are installed
 //	              (the install root's search order)
-//	batch         the pipeline: fan-out, in-order writing of turns.parquet,
-//	              dialogs.parquet and summary.json, resume, shards, merge
+//	batch         the pipeline: fan-out, judging in chunks, in-order
+//	              writing, checkpoints and resume, shards
+//	batch/rundir  the run directory (turns.parquet, dialogs.parquet,
+//	              summary.json, ordinals.parquet): row types, the one
+//	              writer, the one reader (local or object store, one
+//	              completeness rule), merge; sweep, compare and show read
+//	              runs through it
+//	batch/location local paths and gocloud.dev/blob URLs
 //	metrics/stats, metrics/sweep, metrics/compare
 //	              statistics, threshold calibration and release comparison
 //	              (pure); their file I/O lives in batch/sweepio, batch/compareio

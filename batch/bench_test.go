@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/datasets"
 	"github.com/aem-dev/aem/metrics"
 )
@@ -53,7 +54,7 @@ func benchInput(b testing.TB, n int) string {
 func benchRun(b *testing.B, turns int) {
 	in := benchInput(b, turns)
 	b.ResetTimer()
-	var sum *Summary
+	var sum *rundir.Summary
 	var stats Stats
 	for b.Loop() {
 		o := Options{Input: in, OutDir: b.TempDir(), Scorer: metrics.Lexical{}, Progress: &lastStats{s: &stats}}

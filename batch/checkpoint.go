@@ -9,15 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/aem-dev/aem/batch/rundir"
 
 	"github.com/parquet-go/parquet-go"
 )
-
-// CheckpointDir is the directory inside OUTDIR holding the checkpoint of an
-// unfinished run. It is removed when the run completes.
-const CheckpointDir = ".aem-run"
 
 const manifestName = "manifest.json"
 
@@ -94,12 +91,12 @@ func loadManifest(dir string) (m *manifest, ok bool, err error) {
 	return m, true, nil
 }
 
-func saveManifest(dir string, m *manifest, wrap writeWrapper) error {
+func saveManifest(dir string, m *manifest, wrap rundir.Wrap) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, manifestName), append(data, '\n'), wrap); err != nil {
+	if err := wrap.WriteFile(filepath.Join(dir, manifestName), append(data, '\n')); err != nil {
 		return fmt.Errorf("saving checkpoint: %w", err)
 	}
 	return nil
@@ -128,86 +125,43 @@ func removeOrphans(dir string, m *manifest) error {
 	return nil
 }
 
-// partWriter writes the current checkpoint part.
+// partWriter writes one checkpoint part: a run directory's three Parquet
+// files (the index is ordinals.parquet's schema) for a contiguous range of
+// dialogs, written by rundir.Writer.
 type partWriter struct {
 	dir     string
-	name    string
-	schema  *turnSchema
-	wrap    writeWrapper
-	turns   *rowFile            // with extra columns
-	typed   *typedFile[TurnRow] // without
-	dialogs *rowFile
-	index   *rowFile
+	w       *rundir.Writer
+	wrap    rundir.Wrap
 	info    partInfo
 	started time.Time
 }
 
-func newPartWriter(dir string, seq int, schema *turnSchema, firstOrdinal int64, wrap writeWrapper, now time.Time) (*partWriter, error) {
-	p := &partWriter{dir: dir, name: fmt.Sprintf("part-%05d", seq), schema: schema, wrap: wrap, started: now}
-	p.info = partInfo{Name: p.name, FirstOrdinal: firstOrdinal, NextOrdinal: firstOrdinal}
-	t, d, i := partFiles(dir, p.name)
-	// Small row groups keep the part writer's buffers small; Snappy: parts
-	// are only read back on resume, so compress fast rather than small.
-	const rg = 4096
-	var err error
-	if schema.extras {
-		p.turns, err = createRowFileCodec(t, schema.schema, rg, &parquet.Snappy, wrap)
-	} else {
-		p.typed, err = createTypedFile[TurnRow](t, rg, &parquet.Snappy, wrap)
-	}
+func newPartWriter(dir string, seq int, schema *rundir.TurnSchema, firstOrdinal int64, wrap rundir.Wrap, now time.Time) (*partWriter, error) {
+	name := fmt.Sprintf("part-%05d", seq)
+	t, d, i := partFiles(dir, name)
+	w, err := rundir.Create(rundir.Files{Turns: t, Dialogs: d, Ordinals: i},
+		rundir.WriterOptions{Schema: schema, RowGroupSize: 4096, Codec: &parquet.Snappy, Ordinals: true, Wrap: wrap})
 	if err != nil {
 		return nil, err
 	}
-	if p.dialogs, err = createRowFileCodec(d, dialogRowSchema, rg, &parquet.Snappy, wrap); err != nil {
-		p.abort()
-		return nil, err
-	}
-	if p.index, err = createRowFileCodec(i, indexRowSchema, rg, &parquet.Snappy, wrap); err != nil {
-		p.abort()
-		return nil, err
-	}
-	return p, nil
+	return &partWriter{dir: dir, w: w, wrap: wrap, started: now,
+		info: partInfo{Name: name, FirstOrdinal: firstOrdinal, NextOrdinal: firstOrdinal}}, nil
 }
 
-func (p *partWriter) add(j *judgedDialog) error {
-	var err error
-	if p.typed != nil {
-		err = p.typed.Write(j.turns)
-	} else {
-		err = p.turns.Write(j.turnRows...)
-	}
-	if err != nil {
-		return err
-	}
-	if err := p.dialogs.Write(j.dialogRow); err != nil {
-		return err
-	}
-	idx := indexRow{InputOrdinal: j.ordinal, DialogID: j.id, Turns: int64(j.numTurns()), GoldSHA256: j.digest[:]}
-	if err := p.index.Write(indexRowSchema.Deconstruct(nil, &idx)); err != nil {
+func (p *partWriter) add(d *rundir.Dialog) error {
+	if err := p.w.Add(d); err != nil {
 		return err
 	}
 	p.info.Dialogs++
-	p.info.Turns += int64(j.numTurns())
-	p.info.NextOrdinal = j.ordinal + 1
+	p.info.Turns += int64(d.NumTurns())
+	p.info.NextOrdinal = d.Ordinal.InputOrdinal + 1
 	return nil
 }
 
-// commit makes the part durable and records it in the manifest.
+// commit puts the part's files in place and records it in the manifest.
 func (p *partWriter) commit(m *manifest) error {
-	if p.typed != nil {
-		if err := p.typed.Commit(); err != nil {
-			p.abort()
-			return err
-		}
-	}
-	for _, f := range []*rowFile{p.turns, p.dialogs, p.index} {
-		if f == nil {
-			continue
-		}
-		if err := f.Commit(); err != nil {
-			p.abort()
-			return err
-		}
+	if err := p.w.CommitData(); err != nil {
+		return err
 	}
 	m.Parts = append(m.Parts, p.info)
 	if err := saveManifest(p.dir, m, p.wrap); err != nil {
@@ -217,18 +171,4 @@ func (p *partWriter) commit(m *manifest) error {
 	return nil
 }
 
-func (p *partWriter) abort() {
-	if p.typed != nil && !p.typed.closed {
-		p.typed.Abort()
-	}
-	for _, f := range []*rowFile{p.turns, p.dialogs, p.index} {
-		if f != nil && !f.closed {
-			f.Abort()
-		}
-	}
-}
-
-// schemaString describes a schema for fingerprints.
-func schemaString(s *parquet.Schema) string {
-	return strings.Join(strings.Fields(s.String()), " ")
-}
+func (p *partWriter) abort() { p.w.Abort() }

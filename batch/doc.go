@@ -13,14 +13,14 @@
 //
 // # Outputs
 //
-// A run directory holds turns.parquet ([TurnRow] plus the input's extra
-// columns), dialogs.parquet ([DialogRow]) and summary.json ([Summary]). Each
-// is written under a temporary name, fsynced and renamed; summary.json is
-// renamed last and is the mark of a complete run ([ReadRun] refuses a
-// directory without it). turns.parquet and dialogs.parquet are
-// byte-identical for the same input and settings whatever the number of
-// workers, chunk size or interruptions; summary.json differs only in its
-// timings_seconds object.
+// Run writes a run directory through package batch/rundir, which owns its
+// files (turns.parquet, dialogs.parquet, summary.json, ordinals.parquet),
+// their row types, the writer, the reader and Merge. Each file is written
+// under a temporary name, fsynced and renamed; summary.json is renamed last
+// and is the mark of a complete run (rundir.Open refuses a directory
+// without it). turns.parquet and dialogs.parquet are byte-identical for the
+// same input and settings whatever the number of workers, chunk size or
+// interruptions; summary.json differs only in its timings_seconds object.
 //
 // # Checkpoints and resume
 //
@@ -41,9 +41,11 @@
 // Options.Shard selects a deterministic subset of dialogs (FNV-1a of the
 // dialog ID modulo the shard count); a shard's run directory also holds
 // ordinals.parquet (each dialog's input position and gold digest) so that
-// [Merge] can rebuild exactly the files a single run gives. Input and output
-// locations may be local paths or gocloud.dev/blob URLs (file://, mem://,
-// and s3:// or gs:// when the binary links those drivers).
+// rundir.Merge can rebuild exactly the files a single run gives. Input and
+// output locations may be local paths or gocloud.dev/blob URLs (package
+// batch/location: file://, mem://, and s3:// or gs:// when the binary links
+// those drivers); a remote output is staged locally and uploaded at the
+// end, summary.json last.
 //
 // Package batch never prints: progress is reported through [Progress].
 package batch

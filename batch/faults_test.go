@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/rundir"
 
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/parquet-go/parquet-go"
@@ -21,7 +22,7 @@ import (
 
 // failingWriter fails with ENOSPC once more than limit bytes were written
 // to files whose name contains match.
-func failingWriter(match string, limit int64) writeWrapper {
+func failingWriter(match string, limit int64) rundir.Wrap {
 	var written atomic.Int64
 	return func(name string, w io.Writer) io.Writer {
 		if !strings.Contains(name, match) {
@@ -49,9 +50,9 @@ func TestDiskFullDuringWrite(t *testing.T) {
 		name, match string
 		limit       int64
 	}{
-		{"final turns", TurnsFile, 2000},
-		{"final dialogs", DialogsFile, 100},
-		{"summary", SummaryFile, 10},
+		{"final turns", rundir.TurnsFile, 2000},
+		{"final dialogs", rundir.DialogsFile, 100},
+		{"summary", rundir.SummaryFile, 10},
 		{"part", "part-00002.turns", 100},
 		{"manifest", manifestName, 400},
 	} {
@@ -145,7 +146,7 @@ func TestReadRunErrors(t *testing.T) {
 	copyRun := func(name string) string {
 		d := filepath.Join(dir, name)
 		os.MkdirAll(d, 0o755)
-		for _, f := range []string{TurnsFile, DialogsFile, SummaryFile} {
+		for _, f := range []string{rundir.TurnsFile, rundir.DialogsFile, rundir.SummaryFile} {
 			os.WriteFile(filepath.Join(d, f), readFile(t, filepath.Join(src, f)), 0o644)
 		}
 		return d
@@ -155,37 +156,37 @@ func TestReadRunErrors(t *testing.T) {
 		mut  func(d string)
 		want error
 	}{
-		{"no summary", func(d string) { os.Remove(filepath.Join(d, SummaryFile)) }, ErrIncompleteRun},
-		{"no turns", func(d string) { os.Remove(filepath.Join(d, TurnsFile)) }, ErrIncompleteRun},
-		{"bad summary", func(d string) { os.WriteFile(filepath.Join(d, SummaryFile), []byte("{"), 0o644) }, ErrCorruptOutput},
+		{"no summary", func(d string) { os.Remove(filepath.Join(d, rundir.SummaryFile)) }, rundir.ErrIncomplete},
+		{"no turns", func(d string) { os.Remove(filepath.Join(d, rundir.TurnsFile)) }, rundir.ErrIncomplete},
+		{"bad summary", func(d string) { os.WriteFile(filepath.Join(d, rundir.SummaryFile), []byte("{"), 0o644) }, rundir.ErrCorrupt},
 		{"summary version", func(d string) {
-			os.WriteFile(filepath.Join(d, SummaryFile), []byte(`{"version": 99}`), 0o644)
-		}, ErrCorruptOutput},
+			os.WriteFile(filepath.Join(d, rundir.SummaryFile), []byte(`{"version": 99}`), 0o644)
+		}, rundir.ErrCorrupt},
 		{"truncated turns", func(d string) {
-			b := readFile(t, filepath.Join(d, TurnsFile))
-			os.WriteFile(filepath.Join(d, TurnsFile), b[:len(b)-10], 0o644)
-		}, ErrCorruptOutput},
+			b := readFile(t, filepath.Join(d, rundir.TurnsFile))
+			os.WriteFile(filepath.Join(d, rundir.TurnsFile), b[:len(b)-10], 0o644)
+		}, rundir.ErrCorrupt},
 		{"wrong file", func(d string) {
-			os.WriteFile(filepath.Join(d, TurnsFile), readFile(t, filepath.Join(d, DialogsFile)), 0o644)
-		}, ErrCorruptOutput},
+			os.WriteFile(filepath.Join(d, rundir.TurnsFile), readFile(t, filepath.Join(d, rundir.DialogsFile)), 0o644)
+		}, rundir.ErrCorrupt},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := copyRun(strings.ReplaceAll(c.name, " ", "-"))
 			c.mut(d)
-			_, err := ReadRun(context.Background(), d)
+			_, err := rundir.Open(context.Background(), d, rundir.OpenOptions{})
 			if !errors.Is(err, c.want) {
-				t.Fatalf("ReadRun = %v, want %v", err, c.want)
+				t.Fatalf("rundir.Open = %v, want %v", err, c.want)
 			}
 		})
 	}
 	// A corrupt page inside turns.parquet surfaces as an iteration error.
 	d := copyRun("corrupt-page")
-	b := readFile(t, filepath.Join(d, TurnsFile))
+	b := readFile(t, filepath.Join(d, rundir.TurnsFile))
 	for i := 8; i < len(b)/2; i += 13 {
 		b[i] ^= 0x5a
 	}
-	os.WriteFile(filepath.Join(d, TurnsFile), b, 0o644)
-	rd, err := ReadRun(context.Background(), d)
+	os.WriteFile(filepath.Join(d, rundir.TurnsFile), b, 0o644)
+	rd, err := rundir.Open(context.Background(), d, rundir.OpenOptions{})
 	if err == nil {
 		defer rd.Close()
 		var iterErr error
@@ -218,7 +219,7 @@ func TestExtraColumnsCarriedThrough(t *testing.T) {
 		InputPass *int32   `parquet:"input_pass,optional"`
 		Pass      bool     `parquet:"pass"`
 	}
-	rows, err := parquet.ReadFile[turnWithExtras](filepath.Join(out, TurnsFile))
+	rows, err := parquet.ReadFile[turnWithExtras](filepath.Join(out, rundir.TurnsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestJSONExtrasCarriedThrough(t *testing.T) {
 		Source      *string `parquet:"source,optional"`
 		Team        *string `parquet:"dialog_team,optional"`
 	}
-	rows, err := parquet.ReadFile[turnWithExtras](filepath.Join(out, TurnsFile))
+	rows, err := parquet.ReadFile[turnWithExtras](filepath.Join(out, rundir.TurnsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,10 +332,10 @@ func TestJSONExtrasCarriedThrough(t *testing.T) {
 }
 
 // runWithExtras runs in into out and checks the run's extra columns.
-func runWithExtras(t *testing.T, in, out string, want []string) *RunDir {
+func runWithExtras(t *testing.T, in, out string, want []string) *rundir.Run {
 	t.Helper()
 	mustRun(t, baseOptions(in, out))
-	rd, err := ReadRun(context.Background(), out)
+	rd, err := rundir.Open(context.Background(), out, rundir.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/parquet-go/parquet-go"
 )
@@ -113,7 +114,7 @@ type extraRow struct {
 	Source  string   `parquet:"source"`
 	Quality *float64 `parquet:"quality,optional"`
 	Labels  []string `parquet:"labels,list"`
-	Pass    *int32   `parquet:"pass,optional"` // collides with a TurnRow column
+	Pass    *int32   `parquet:"pass,optional"` // collides with a rundir.TurnRow column
 }
 
 func writeGoldenExtras(t testing.TB, dir string, ds []metrics.Dialog) string {
@@ -186,7 +187,7 @@ func baseOptions(input, out string) Options {
 	}
 }
 
-func mustRun(t testing.TB, o Options) *Summary {
+func mustRun(t testing.TB, o Options) *rundir.Summary {
 	t.Helper()
 	s, err := Run(context.Background(), o)
 	if err != nil {
@@ -208,16 +209,16 @@ func readFile(t testing.TB, path string) []byte {
 // files and the same summary but for timings.
 func sameOutputs(t testing.TB, a, b string) {
 	t.Helper()
-	for _, n := range []string{TurnsFile, DialogsFile} {
+	for _, n := range []string{rundir.TurnsFile, rundir.DialogsFile} {
 		if !bytes.Equal(readFile(t, filepath.Join(a, n)), readFile(t, filepath.Join(b, n))) {
 			t.Errorf("%s differs between %s and %s", n, a, b)
 		}
 	}
-	sa, err := readSummary(a)
+	sa, err := rundir.ReadSummary(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := readSummary(b)
+	sb, err := rundir.ReadSummary(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/aem-dev/aem/batch/rundir"
+
 	"github.com/aem-dev/aem/batch/badinput"
 
 	"github.com/parquet-go/parquet-go"
@@ -29,7 +31,7 @@ type ShowOptions struct {
 // object per row with the columns in file order. It reads one row group at
 // a time. It returns the number of rows written.
 func WriteJSONLines(ctx context.Context, path string, w io.Writer, opts ShowOptions) (n int, err error) {
-	err = badinput.Recover(badinput.RowError{File: path, Row: badinput.NoRow, Problem: "corrupt Parquet file", Kind: ErrCorruptOutput},
+	err = badinput.Recover(badinput.RowError{File: path, Row: badinput.NoRow, Problem: "corrupt Parquet file", Kind: rundir.ErrCorrupt},
 		func() error {
 			var err error
 			n, err = writeJSONLines(ctx, path, w, opts)

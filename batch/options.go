@@ -3,20 +3,18 @@ package batch
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 	"gocloud.dev/blob"
 )
 
 // Defaults used by Options when a field is zero.
 const (
-	DefaultRowGroupSize       = 50_000
 	DefaultChunkTurns         = 512
 	DefaultCheckpointTurns    = 20_000
 	DefaultCheckpointInterval = 30 * time.Second
@@ -47,7 +45,7 @@ type Options struct {
 	Resume bool
 	// Shard restricts the run to one shard of the dialogs; the zero value
 	// (or Count 1) runs them all.
-	Shard Shard
+	Shard rundir.Shard
 	// Progress receives progress reports; nil means NoopProgress.
 	Progress Progress
 	// CacheStats, when set, is polled for the scorer's cache counters,
@@ -55,7 +53,7 @@ type Options struct {
 	CacheStats func() (hits, misses int64)
 
 	// RowGroupSize is the number of rows per row group of turns.parquet and
-	// dialogs.parquet (DefaultRowGroupSize if 0).
+	// dialogs.parquet (rundir.DefaultRowGroupSize if 0).
 	RowGroupSize int
 	// ChunkTurns is roughly how many turns a worker judges per scorer call
 	// (DefaultChunkTurns if 0). Chunks hold whole dialogs.
@@ -78,79 +76,26 @@ type Options struct {
 	SourceID string
 }
 
-// Shard selects one of Count disjoint subsets of the dialogs. Dialog d is
-// in shard FNV-1a-64(d.ID) mod Count, so a shard's content depends only on
-// the dialog IDs, never on the other shards.
-type Shard struct {
-	Index int
-	Count int
-}
-
-// Enabled reports whether the shard selects a strict subset.
-func (s Shard) Enabled() bool { return s.Count > 1 }
-
-// String formats the shard as "index/count".
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
-// Contains reports whether the dialog with this ID belongs to the shard.
-func (s Shard) Contains(dialogID string) bool {
-	if !s.Enabled() {
-		return true
-	}
-	h := fnv.New64a()
-	h.Write([]byte(dialogID))
-	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
-}
-
-// Validate checks 0 <= Index < Count (or the zero Shard).
-func (s Shard) Validate() error {
-	if s.Count == 0 && s.Index == 0 {
-		return nil
-	}
-	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return fmt.Errorf("%w: shard %s: want 0 <= index < count", ErrInvalidOptions, s)
-	}
-	return nil
-}
-
-// ParseShard parses "i/n" (0-based index i of n shards), as given to --shard.
-func ParseShard(s string) (Shard, error) {
-	i, n, ok := strings.Cut(s, "/")
-	if !ok {
-		return Shard{}, fmt.Errorf("%w: shard %q: want INDEX/COUNT, e.g. 0/4", ErrInvalidOptions, s)
-	}
-	idx, err1 := strconv.Atoi(strings.TrimSpace(i))
-	cnt, err2 := strconv.Atoi(strings.TrimSpace(n))
-	if err := errors.Join(err1, err2); err != nil {
-		return Shard{}, fmt.Errorf("%w: shard %q: want INDEX/COUNT, e.g. 0/4: %v", ErrInvalidOptions, s, err)
-	}
-	if cnt < 1 {
-		return Shard{}, fmt.Errorf("%w: shard %q: the count must be at least 1", ErrInvalidOptions, s)
-	}
-	sh := Shard{Index: idx, Count: cnt}
-	return sh, sh.Validate()
-}
-
 // ShardFromEnv reads the shard of a Kubernetes Indexed Job:
 // JOB_COMPLETION_INDEX (set by Kubernetes) and JOB_COMPLETIONS (which the
 // Job manifest must set to spec.completions). ok is false when
 // JOB_COMPLETION_INDEX is unset.
-func ShardFromEnv() (s Shard, ok bool, err error) {
+func ShardFromEnv() (s rundir.Shard, ok bool, err error) {
 	return shardFromLookup(os.LookupEnv)
 }
 
-func shardFromLookup(lookup func(string) (string, bool)) (Shard, bool, error) {
+func shardFromLookup(lookup func(string) (string, bool)) (rundir.Shard, bool, error) {
 	idx, ok := lookup("JOB_COMPLETION_INDEX")
 	if !ok || strings.TrimSpace(idx) == "" {
-		return Shard{}, false, nil
+		return rundir.Shard{}, false, nil
 	}
 	cnt, ok := lookup("JOB_COMPLETIONS")
 	if !ok || strings.TrimSpace(cnt) == "" {
-		return Shard{}, true, fmt.Errorf("%w: JOB_COMPLETION_INDEX is set but JOB_COMPLETIONS is not: set it to the Job's spec.completions", ErrInvalidOptions)
+		return rundir.Shard{}, true, fmt.Errorf("%w: JOB_COMPLETION_INDEX is set but JOB_COMPLETIONS is not: set it to the Job's spec.completions", ErrInvalidOptions)
 	}
-	s, err := ParseShard(idx + "/" + cnt)
+	s, err := rundir.ParseShard(idx + "/" + cnt)
 	if err != nil {
-		return Shard{}, true, fmt.Errorf("from JOB_COMPLETION_INDEX/JOB_COMPLETIONS: %w", err)
+		return rundir.Shard{}, true, fmt.Errorf("%w: from JOB_COMPLETION_INDEX/JOB_COMPLETIONS: %w", ErrInvalidOptions, err)
 	}
 	return s, true, nil
 }
@@ -210,7 +155,7 @@ func (o Options) withDefaults() Options {
 		o.Progress = NoopProgress{}
 	}
 	if o.RowGroupSize == 0 {
-		o.RowGroupSize = DefaultRowGroupSize
+		o.RowGroupSize = rundir.DefaultRowGroupSize
 	}
 	if o.ChunkTurns == 0 {
 		o.ChunkTurns = DefaultChunkTurns

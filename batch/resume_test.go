@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 )
 
@@ -30,18 +31,18 @@ func assertNotComplete(t *testing.T, dir string) {
 // removes.
 func assertNoFinalOutputs(t *testing.T, dir string, allowTemp bool) {
 	t.Helper()
-	for _, n := range []string{SummaryFile, TurnsFile, DialogsFile, OrdinalsFile} {
+	for _, n := range []string{rundir.SummaryFile, rundir.TurnsFile, rundir.DialogsFile, rundir.OrdinalsFile} {
 		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
 			t.Errorf("%s exists after a failed run", n)
 		}
 	}
 	for _, n := range listDir(t, dir) {
-		if !allowTemp && strings.Contains(filepath.Base(n), ".tmp-") && !strings.HasPrefix(n, CheckpointDir) {
+		if !allowTemp && strings.Contains(filepath.Base(n), ".tmp-") && !strings.HasPrefix(n, rundir.CheckpointDir) {
 			t.Errorf("temporary file %s left behind", n)
 		}
 	}
-	if _, err := ReadRun(context.Background(), dir); !errors.Is(err, ErrIncompleteRun) {
-		t.Errorf("ReadRun after a failed run = %v, want ErrIncompleteRun", err)
+	if _, err := rundir.Open(context.Background(), dir, rundir.OpenOptions{}); !errors.Is(err, rundir.ErrIncomplete) {
+		t.Errorf("rundir.Open after a failed run = %v, want rundir.ErrIncomplete", err)
 	}
 }
 
@@ -73,13 +74,13 @@ func TestResumeAfterCancel(t *testing.T) {
 			assertNotComplete(t, out)
 			// Without --resume the checkpoint is protected. (A run cancelled
 			// before it committed anything leaves no checkpoint.)
-			if m, ok, err := loadManifest(filepath.Join(out, CheckpointDir)); err != nil {
+			if m, ok, err := loadManifest(filepath.Join(out, rundir.CheckpointDir)); err != nil {
 				t.Fatal(err)
 			} else if ok && len(m.Parts) > 0 {
 				if _, err := Run(context.Background(), baseOptions(in, out)); !errors.Is(err, ErrCheckpointExists) {
 					t.Fatalf("Run over a checkpoint = %v, want ErrCheckpointExists", err)
 				}
-			} else if _, err := os.Stat(filepath.Join(out, CheckpointDir)); err == nil {
+			} else if _, err := os.Stat(filepath.Join(out, rundir.CheckpointDir)); err == nil {
 				t.Fatal("an empty checkpoint was left behind")
 			}
 			// Resume, possibly interrupted again, then to the end.
@@ -90,7 +91,7 @@ func TestResumeAfterCancel(t *testing.T) {
 			o.Progress = &p
 			mustRun(t, o)
 			sameOutputs(t, ref, out)
-			if _, err := os.Stat(filepath.Join(out, CheckpointDir)); err == nil {
+			if _, err := os.Stat(filepath.Join(out, rundir.CheckpointDir)); err == nil {
 				t.Error("checkpoint left after a completed run")
 			}
 			if p.start.ResumedDialogs == 0 && p.done.DialogsDone > 0 && stopAt > 4 {
@@ -143,7 +144,7 @@ func TestResumeMismatch(t *testing.T) {
 	if _, err := Run(ctx, o); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v", err)
 	}
-	if m, ok, err := loadManifest(filepath.Join(out, CheckpointDir)); err != nil || !ok || len(m.Parts) == 0 {
+	if m, ok, err := loadManifest(filepath.Join(out, rundir.CheckpointDir)); err != nil || !ok || len(m.Parts) == 0 {
 		t.Fatalf("no checkpoint parts after cancel: %v %v %+v", ok, err, m)
 	}
 	other := writeGolden(t, t.TempDir(), genDialogs(80, 6))
@@ -151,7 +152,7 @@ func TestResumeMismatch(t *testing.T) {
 		"threshold": func(o *Options) { o.Config = metrics.DefaultConfig(); o.Config.Thresholds.Threshold = 0.7 },
 		"cascade":   func(o *Options) { o.Config = metrics.DefaultConfig(); o.Config.Cascade = metrics.CascadeChain },
 		"input":     func(o *Options) { o.Input = other },
-		"shard":     func(o *Options) { o.Shard = Shard{Index: 1, Count: 2} },
+		"shard":     func(o *Options) { o.Shard = rundir.Shard{Index: 1, Count: 2} },
 		"scorer":    func(o *Options) { o.Scorer = renamedScorer{} },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -164,7 +165,7 @@ func TestResumeMismatch(t *testing.T) {
 		})
 	}
 	// A corrupt part is reported as a corrupt checkpoint, with no output.
-	pt, _, _ := partFiles(filepath.Join(out, CheckpointDir), "part-00001")
+	pt, _, _ := partFiles(filepath.Join(out, rundir.CheckpointDir), "part-00001")
 	good := readFile(t, pt)
 	os.WriteFile(pt, good[:len(good)/2], 0o644)
 	o = baseOptions(in, out)
@@ -176,7 +177,7 @@ func TestResumeMismatch(t *testing.T) {
 	os.WriteFile(pt, good, 0o644)
 
 	// A corrupt manifest is reported as such.
-	os.WriteFile(filepath.Join(out, CheckpointDir, manifestName), []byte("{not json"), 0o644)
+	os.WriteFile(filepath.Join(out, rundir.CheckpointDir, manifestName), []byte("{not json"), 0o644)
 	o = baseOptions(in, out)
 	o.Resume = true
 	if _, err := Run(context.Background(), o); !errors.Is(err, ErrCorruptCheckpoint) {
@@ -221,7 +222,7 @@ func TestResumeAfterKill9(t *testing.T) {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		m, ok, _ := loadManifest(filepath.Join(out, CheckpointDir))
+		m, ok, _ := loadManifest(filepath.Join(out, rundir.CheckpointDir))
 		if ok && len(m.Parts) >= 3 {
 			break
 		}
@@ -250,7 +251,7 @@ func TestResumeAfterKill9(t *testing.T) {
 		t.Error("resume restored no dialogs")
 	}
 	sameOutputs(t, ref, out)
-	if got := listDir(t, out); !slices.Equal(got, []string{DialogsFile, SummaryFile, TurnsFile}) {
+	if got := listDir(t, out); !slices.Equal(got, []string{rundir.DialogsFile, rundir.SummaryFile, rundir.TurnsFile}) {
 		t.Errorf("run dir after resume holds %v", got)
 	}
 }

@@ -9,88 +9,24 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/aem-dev/aem/batch/rundir"
+
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/metrics"
-	"github.com/parquet-go/parquet-go"
 )
-
-// Schemas of the fixed row types.
-var (
-	turnRowSchema   = parquet.SchemaOf(TurnRow{})
-	dialogRowSchema = parquet.SchemaOf(DialogRow{})
-	indexRowSchema  = parquet.SchemaOf(indexRow{})
-)
-
-// indexRow describes one dialog of a checkpoint part or shard output: where
-// it was in the input and the digest of its gold side.
-type indexRow struct {
-	InputOrdinal int64  `parquet:"input_ordinal"`
-	DialogID     string `parquet:"dialog_id"`
-	Turns        int64  `parquet:"turns"` // rows in turns.parquet
-	GoldSHA256   []byte `parquet:"gold_sha256"`
-}
-
-// OrdinalsFile is written next to the outputs of a sharded run: one row per
-// dialog with its input ordinal and gold digest, which Merge needs.
-const OrdinalsFile = "ordinals.parquet"
-
-// turnSchema is the schema of turns.parquet: TurnRow's columns, then the
-// input's extra columns under their original names (golden.ExtendSchema:
-// an extra column whose name collides with a TurnRow column is renamed
-// "input_<name>").
-type turnSchema struct {
-	schema    *parquet.Schema
-	baseLeafs int  // leaf columns of TurnRow
-	extras    bool // the input has extra columns
-}
-
-func newTurnSchema(extras []golden.ExtraColumn) (*turnSchema, error) {
-	ts := &turnSchema{schema: turnRowSchema, baseLeafs: len(turnRowSchema.Columns())}
-	if len(extras) == 0 {
-		return ts, nil
-	}
-	ts.schema = golden.ExtendSchema("turns", turnRowSchema, extras)
-	ts.extras = true
-	want := ts.baseLeafs
-	for _, e := range extras {
-		want += e.Leaves
-	}
-	if got := len(ts.schema.Columns()); got != want {
-		return nil, fmt.Errorf("building the turns.parquet schema: %d leaf columns, want %d", got, want)
-	}
-	return ts, nil
-}
-
-// row builds one turns.parquet row from a TurnRow and the turn's extra
-// values (a golden.Dialog.Extra element).
-func (ts *turnSchema) row(tr *TurnRow, extra parquet.Row) parquet.Row {
-	row := turnRowSchema.Deconstruct(nil, tr)
-	if !ts.extras {
-		return row
-	}
-	if extra == nil {
-		// Every Parquet row carries the extra columns; write nulls should a
-		// turn come without them.
-		for c := ts.baseLeafs; c < len(ts.schema.Columns()); c++ {
-			row = append(row, parquet.NullValue().Level(0, 0, c))
-		}
-		return row
-	}
-	return golden.AppendExtra(row, ts.baseLeafs, extra)
-}
 
 // convertDialog turns a judged dialog into output rows.
-func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]TurnRow, []int, DialogRow, error) {
+func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]rundir.TurnRow, []int, rundir.DialogRow, error) {
 	byNo := make(map[int]int, len(d.Turns))
 	for i, t := range d.Turns {
 		byNo[t.TurnNo] = i
 	}
-	turns := make([]TurnRow, 0, len(res.Turns))
+	turns := make([]rundir.TurnRow, 0, len(res.Turns))
 	src := make([]int, 0, len(res.Turns))
 	for _, v := range res.Turns {
 		gi, ok := byNo[v.TurnNo]
 		if !ok {
-			return nil, nil, DialogRow{}, fmt.Errorf("dialog %q: verdict for turn %d, which the dialog does not have", d.ID, v.TurnNo)
+			return nil, nil, rundir.DialogRow{}, fmt.Errorf("dialog %q: verdict for turn %d, which the dialog does not have", d.ID, v.TurnNo)
 		}
 		pi, ok := byNo[v.PredictTurnNo]
 		if !ok {
@@ -98,12 +34,12 @@ func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]TurnRow, []in
 		}
 		tr, err := turnRow(v, &d.Turns[gi], &d.Turns[pi])
 		if err != nil {
-			return nil, nil, DialogRow{}, fmt.Errorf("dialog %q turn %d: %w", d.ID, v.TurnNo, err)
+			return nil, nil, rundir.DialogRow{}, fmt.Errorf("dialog %q turn %d: %w", d.ID, v.TurnNo, err)
 		}
 		turns = append(turns, tr)
 		src = append(src, gi)
 	}
-	dr := DialogRow{
+	dr := rundir.DialogRow{
 		DialogID:         res.DialogID,
 		TurnCount:        int64(res.TurnCount),
 		PassedCount:      int64(res.PassedCount),
@@ -134,8 +70,8 @@ func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]TurnRow, []in
 	return turns, src, dr, nil
 }
 
-func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (TurnRow, error) {
-	tr := TurnRow{
+func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error) {
+	tr := rundir.TurnRow{
 		DialogID:      v.DialogID,
 		TurnNo:        int64(v.TurnNo),
 		PredictTurnNo: int64(v.PredictTurnNo),
@@ -146,7 +82,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (TurnRow, error) {
 		FailedChecks:  reasons(v.FailedChecks),
 		MissingKeys:   nonNil(v.MissingKeys),
 		ExtraKeys:     nonNil(v.ExtraKeys),
-		FieldScores:   make([]FieldScoreRow, len(v.FieldScores)),
+		FieldScores:   make([]rundir.FieldScoreRow, len(v.FieldScores)),
 		Structure:     string(v.Structure),
 		Completeness:  string(v.Completeness),
 		Truthfulness:  string(v.Truthfulness),
@@ -165,14 +101,14 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (TurnRow, error) {
 		Scorer:        v.Scorer,
 	}
 	for i, fs := range v.FieldScores {
-		tr.FieldScores[i] = FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass}
+		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass}
 	}
 	if gold.HasGold {
 		switch gold.Kind() {
 		case metrics.KindAction:
 			args, err := golden.EncodeArgs(gold.Gold.Args)
 			if err != nil {
-				return TurnRow{}, fmt.Errorf("encoding gold args: %w", err)
+				return rundir.TurnRow{}, fmt.Errorf("encoding gold args: %w", err)
 			}
 			tr.GoldToolID, tr.GoldAction, tr.GoldArgs = &gold.Gold.ToolID, &gold.Gold.Action, &args
 		case metrics.KindResponse:
@@ -184,7 +120,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (TurnRow, error) {
 		case metrics.KindAction:
 			args, err := golden.EncodeArgs(pred.Predict.Args)
 			if err != nil {
-				return TurnRow{}, fmt.Errorf("encoding predicted args: %w", err)
+				return rundir.TurnRow{}, fmt.Errorf("encoding predicted args: %w", err)
 			}
 			tr.PredictToolID, tr.PredictAction, tr.PredictArgs = &pred.Predict.ToolID, &pred.Predict.Action, &args
 		case metrics.KindResponse:

@@ -14,6 +14,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/batch/rundir"
+
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics"
@@ -40,7 +43,7 @@ func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 type chunk struct {
 	seq    int64
 	items  []chunkItem
-	judged []judgedDialog
+	judged []rundir.Dialog
 }
 
 type chunkItem struct {
@@ -48,27 +51,14 @@ type chunkItem struct {
 	d       golden.Dialog
 }
 
-// judgedDialog is one dialog ready to be written.
-type judgedDialog struct {
-	ordinal   int64
-	id        string
-	digest    [32]byte
-	turns     []TurnRow     // without extra columns: written by a typed writer (fast)
-	turnRows  []parquet.Row // with extra columns: TurnRow + extras as raw rows
-	dialogRow parquet.Row
-	dialog    DialogRow
-}
-
-func (j *judgedDialog) numTurns() int { return len(j.turns) + len(j.turnRows) }
-
 // runState carries what the stages of one Run share.
 type runState struct {
 	o        Options
-	ts       *turnSchema
+	ts       *rundir.TurnSchema
 	ckptDir  string
 	m        *manifest
 	scorerID string
-	final    *assembler
+	final    *rundir.Writer
 
 	rowsRead    atomic.Int64
 	scorerPairs atomic.Int64
@@ -76,7 +66,7 @@ type runState struct {
 	judgeNanos  atomic.Int64
 	start       time.Time
 
-	wrap writeWrapper // tests: fault injection
+	wrap rundir.Wrap // tests: fault injection
 }
 
 // Run evaluates the golden dataset opts.Input with opts.Scorer and writes
@@ -87,11 +77,11 @@ type runState struct {
 // for a later Run with Resume (a run that failed before its first
 // checkpoint leaves no checkpoint). A cancelled ctx stops the run at the
 // next dialog boundary with ctx's error, resumable.
-func Run(ctx context.Context, opts Options) (*Summary, error) {
+func Run(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	return run(ctx, opts, nil)
 }
 
-func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, err error) {
+func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summary, err error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -103,13 +93,13 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 		o.Progress.Done(stats, err)
 	}()
 
-	outLoc, err := parseLocation(o.OutDir)
+	outLoc, err := location.Parse(o.OutDir)
 	if err != nil {
 		return nil, err
 	}
-	outDir := outLoc.local
-	if outLoc.remote() {
-		outDir = stagingDir(o.WorkDir, outLoc)
+	outDir := outLoc.Local
+	if outLoc.Remote() {
+		outDir = location.StagingDir(o.WorkDir, outLoc)
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating output directory: %w", err)
@@ -124,20 +114,20 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 	defer src.Close()
 	o.Progress.Start(totalRows)
 
-	if st.ts, err = newTurnSchema(src.Extras()); err != nil {
+	if st.ts, err = rundir.NewTurnSchema(src.Extras()); err != nil {
 		return nil, err
 	}
 	thr, err := json.Marshal(o.Config.Thresholds)
 	if err != nil {
 		return nil, err
 	}
-	fp := fingerprint{Input: inputFP, Scorer: st.scorerID, Thresholds: string(thr), Settings: settingsOf(o.Config, o), TurnsSchema: schemaString(st.ts.schema)}
+	fp := fingerprint{Input: inputFP, Scorer: st.scorerID, Thresholds: string(thr), Settings: settingsOf(o.Config, o), TurnsSchema: st.ts.String()}
 	if o.Shard.Enabled() {
 		fp.Shard = o.Shard.String()
 	}
 
 	// Checkpoint: start a new one or pick up the existing one.
-	st.ckptDir = filepath.Join(outDir, CheckpointDir)
+	st.ckptDir = filepath.Join(outDir, rundir.CheckpointDir)
 	m, found, err := loadManifest(st.ckptDir)
 	switch {
 	case err != nil:
@@ -153,7 +143,7 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 		}
 	default:
 		m = &manifest{Version: 1, Fingerprint: fp}
-		if err := removeOutputs(outDir); err != nil {
+		if err := rundir.RemoveOutputs(outDir); err != nil {
 			return nil, err
 		}
 		if err := os.MkdirAll(st.ckptDir, 0o755); err != nil {
@@ -164,9 +154,6 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 		}
 	}
 	st.m = m
-	if err := removeTempOutputs(outDir); err != nil {
-		return nil, err
-	}
 	defer func() {
 		// A run that fails before its first checkpoint leaves nothing to resume.
 		if err != nil && len(st.m.Parts) == 0 {
@@ -174,17 +161,18 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 		}
 	}()
 	if found {
-		if err := removeOutputs(outDir); err != nil {
+		if err := rundir.RemoveOutputs(outDir); err != nil {
 			return nil, err
 		}
 	}
 
 	// The final files are written as dialogs are committed; on resume they
 	// start with the dialogs of the checkpoint parts.
-	if st.final, err = newAssembler(outDir, st.ts, o.RowGroupSize, o.Shard.Enabled(), wrap); err != nil {
+	if st.final, err = rundir.Create(rundir.FilesIn(outDir),
+		rundir.WriterOptions{Schema: st.ts, RowGroupSize: o.RowGroupSize, Ordinals: o.Shard.Enabled(), Wrap: wrap}); err != nil {
 		return nil, err
 	}
-	defer st.final.abort() // no-op once committed
+	defer st.final.Abort() // no-op once committed
 	replayStart := time.Now()
 	if err := st.replay(ctx); err != nil {
 		return nil, err
@@ -198,11 +186,11 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 	}
 	src.Close()
 
-	sum = st.final.acc.summary()
+	sum = st.final.Summary()
 	st.header(sum)
 	// Data files first; summary.json last.
 	commitStart := time.Now()
-	if err := st.final.commitData(); err != nil {
+	if err := st.final.CommitData(); err != nil {
 		return nil, err
 	}
 	sum.Timings["scorer"] = time.Duration(st.scorerNanos.Load()).Seconds()
@@ -210,10 +198,10 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 	sum.Timings["replay"] = replayTime.Seconds()
 	sum.Timings["commit"] = time.Since(commitStart).Seconds()
 	sum.Timings["total"] = time.Since(st.start).Seconds()
-	if err := writeSummary(outDir, sum, wrap); err != nil {
+	if err := rundir.WriteSummary(outDir, sum, wrap); err != nil {
 		// Without summary.json the data files are not a run: remove them;
 		// the checkpoint stays, so --resume replays it and finishes.
-		return nil, errors.Join(err, removeOutputs(outDir))
+		return nil, errors.Join(err, rundir.RemoveOutputs(outDir))
 	}
 	if err := os.RemoveAll(st.ckptDir); err != nil {
 		return nil, fmt.Errorf("removing checkpoint: %w", err)
@@ -221,40 +209,13 @@ func run(ctx context.Context, opts Options, wrap writeWrapper) (sum *Summary, er
 	if err := safefile.SyncDir(outDir); err != nil {
 		return nil, err
 	}
-	if outLoc.remote() {
-		if err := publishRemote(ctx, o, outLoc, outDir); err != nil {
+	if outLoc.Remote() {
+		if err := rundir.Publish(ctx, o.URLMux, outLoc, outDir); err != nil {
 			return nil, err
 		}
 	}
 	stats.Elapsed = time.Since(st.start)
 	return sum, nil
-}
-
-// publishRemote uploads a staged run directory, summary.json last, and
-// removes the staging directory.
-func publishRemote(ctx context.Context, o Options, dst location, dir string) error {
-	names := []string{SummaryFile, TurnsFile, DialogsFile, OrdinalsFile}
-	if err := deleteRemote(ctx, o.URLMux, dst, names); err != nil {
-		return fmt.Errorf("%w: clearing %s: %v", ErrUnreadableLocation, dst.raw, err)
-	}
-	var files []string
-	for _, n := range []string{TurnsFile, DialogsFile, OrdinalsFile, SummaryFile} {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
-			files = append(files, filepath.Join(dir, n))
-		}
-	}
-	if err := upload(ctx, o.URLMux, dst, files); err != nil {
-		return err
-	}
-	return os.RemoveAll(dir)
-}
-
-func writeSummary(dir string, s *Summary, wrap writeWrapper) error {
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(filepath.Join(dir, SummaryFile), append(data, '\n'), wrap)
 }
 
 func compareFingerprints(old, cur fingerprint) error {
@@ -289,13 +250,13 @@ func openSource(ctx context.Context, o Options) (Source, string, int64, func(), 
 	if o.Source != nil {
 		return o.Source, "source:" + o.SourceID, -1, func() {}, nil
 	}
-	loc, err := parseLocation(o.Input)
+	loc, err := location.Parse(o.Input)
 	if err != nil {
 		return nil, "", 0, nil, err
 	}
-	path, cleanup := loc.local, func() {}
-	if loc.remote() {
-		if path, err = download(ctx, o.URLMux, loc, o.WorkDir); err != nil {
+	path, cleanup := loc.Local, func() {}
+	if loc.Remote() {
+		if path, err = location.Download(ctx, o.URLMux, loc, o.WorkDir); err != nil {
 			return nil, "", 0, nil, err
 		}
 		cleanup = func() { os.Remove(path) }
@@ -311,14 +272,7 @@ func openSource(ctx context.Context, o Options) (Source, string, int64, func(), 
 		cleanup()
 		return nil, "", 0, nil, err
 	}
-	total := int64(-1)
-	if r.Format() == golden.FormatParquet {
-		if p, err := openParquet(path); err == nil {
-			total = p.pf.NumRows()
-			p.Close()
-		}
-	}
-	return r, fp, total, cleanup, nil
+	return r, fp, r.NumRows(), cleanup, nil
 }
 
 // pipeline runs reader -> workers -> writer and leaves every judged dialog
@@ -467,7 +421,7 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 		st.scorerPairs.Add(int64(len(cs)))
 		st.scorerNanos.Add(int64(scorerTime))
 	}
-	c.judged = make([]judgedDialog, len(c.items))
+	c.judged = make([]rundir.Dialog, len(c.items))
 	for i := range c.items {
 		it := &c.items[i]
 		res, err := metrics.Judge(it.d.Dialog, cfg, sims, st.scorerID)
@@ -496,30 +450,31 @@ func rowSpan(rows []int64) string {
 	return fmt.Sprintf("%d-%d", lo, hi)
 }
 
-func (st *runState) convert(it *chunkItem, res *metrics.DialogResult) (judgedDialog, error) {
+// convert turns a judged dialog into its run directory rows.
+func (st *runState) convert(it *chunkItem, res *metrics.DialogResult) (rundir.Dialog, error) {
 	trs, src, dr, err := convertDialog(&it.d, res)
 	if err != nil {
-		return judgedDialog{}, err
+		return rundir.Dialog{}, err
 	}
 	digest, err := goldDigest(&it.d)
 	if err != nil {
-		return judgedDialog{}, err
+		return rundir.Dialog{}, err
 	}
-	j := judgedDialog{ordinal: it.ordinal, id: it.d.ID, digest: digest}
-	if !st.ts.extras {
-		j.turns = trs
+	j := rundir.Dialog{Row: dr,
+		Ordinal: rundir.OrdinalRow{InputOrdinal: it.ordinal, DialogID: it.d.ID, Turns: int64(len(trs)), GoldSHA256: digest[:]}}
+	if !st.ts.HasExtras() {
+		j.Turns = trs
 	} else {
-		j.turnRows = make([]parquet.Row, len(trs))
+		j.TurnsRaw = make([]parquet.Row, len(trs))
 		for i := range trs {
 			var extra parquet.Row
 			if it.d.Extra != nil {
 				extra = it.d.Extra[src[i]]
 			}
-			j.turnRows[i] = st.ts.row(&trs[i], extra)
+			j.TurnsRaw[i] = st.ts.Row(&trs[i], extra)
 		}
 	}
-	j.dialogRow = dialogRowSchema.Deconstruct(nil, &dr)
-	j.dialog = dr
+	j.DeconstructRow()
 	return j, nil
 }
 
@@ -558,7 +513,7 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 			for i := range c.judged {
 				j := &c.judged[i]
 				if part == nil {
-					part, err = newPartWriter(st.ckptDir, len(st.m.Parts)+1, st.ts, j.ordinal, st.wrap, time.Now())
+					part, err = newPartWriter(st.ckptDir, len(st.m.Parts)+1, st.ts, j.Ordinal.InputOrdinal, st.wrap, time.Now())
 					if err != nil {
 						return err
 					}
@@ -566,11 +521,11 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 				if err := part.add(j); err != nil {
 					return err
 				}
-				if err := st.final.addJudged(j); err != nil {
+				if err := st.final.Add(j); err != nil {
 					return err
 				}
 				stats.DialogsDone++
-				stats.TurnsDone += int64(j.numTurns())
+				stats.TurnsDone += int64(j.NumTurns())
 			}
 			<-tokens
 			if part != nil && (part.info.Turns >= int64(o.CheckpointTurns) || time.Since(part.started) >= o.CheckpointInterval) {
@@ -613,35 +568,36 @@ func (st *runState) replay(ctx context.Context) error {
 			return err
 		}
 		t, d, i := partFiles(st.ckptDir, p.Name)
-		if err := copyStream(st.final, t, d, i); err != nil {
-			return fmt.Errorf("%w: replaying checkpoint part %s: %v (remove %s to start over)", ErrCorruptCheckpoint, p.Name, err, st.ckptDir)
+		if err := copyDialogs(st.final, rundir.Files{Turns: t, Dialogs: d, Ordinals: i}); err != nil {
+			return fmt.Errorf("%w: replaying checkpoint part %s: %w (remove %s to start over)", ErrCorruptCheckpoint, p.Name, err, st.ckptDir)
 		}
 	}
 	return nil
 }
 
-func copyStream(a *assembler, turns, dialogs, index string) error {
-	s, err := openDialogStream(turns, dialogs, index)
+// copyDialogs adds the dialogs of files to w.
+func copyDialogs(w *rundir.Writer, files rundir.Files) error {
+	r, err := rundir.OpenDialogs(files)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer r.Close()
 	for {
-		b, err := s.Next()
+		d, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := a.add(b); err != nil {
+		if err := w.Add(d); err != nil {
 			return err
 		}
 	}
 }
 
 // header fills the settings part of a summary.
-func (st *runState) header(s *Summary) {
+func (st *runState) header(s *rundir.Summary) {
 	s.Input = st.o.Input
 	s.Scorer = st.scorerID
 	s.Thresholds = st.o.Config.Thresholds

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 )
 
@@ -29,10 +30,10 @@ func TestRunWritesCompleteRunDir(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	sum := mustRun(t, baseOptions(in, out))
 
-	if got, want := listDir(t, out), []string{DialogsFile, SummaryFile, TurnsFile}; !slices.Equal(got, want) {
+	if got, want := listDir(t, out), []string{rundir.DialogsFile, rundir.SummaryFile, rundir.TurnsFile}; !slices.Equal(got, want) {
 		t.Fatalf("run dir holds %v, want %v", got, want)
 	}
-	rd, err := ReadRun(context.Background(), out)
+	rd, err := rundir.Open(context.Background(), out, rundir.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +44,14 @@ func TestRunWritesCompleteRunDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var turns []TurnRow
+	var turns []rundir.TurnRow
 	for tr, err := range rd.Turns(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		turns = append(turns, tr)
 	}
-	var dialogs []DialogRow
+	var dialogs []rundir.DialogRow
 	for dr, err := range rd.Dialogs(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +153,7 @@ func TestRerunReplacesOutputs(t *testing.T) {
 	if s.Thresholds.Threshold != 0.99 {
 		t.Fatalf("threshold %v", s.Thresholds.Threshold)
 	}
-	rd, err := ReadRun(context.Background(), out)
+	rd, err := rundir.Open(context.Background(), out, rundir.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestValidate(t *testing.T) {
 		"no outdir":   func(o *Options) { o.OutDir = "" },
 		"no scorer":   func(o *Options) { o.Scorer = nil },
 		"workers":     func(o *Options) { o.Workers = -1 },
-		"shard":       func(o *Options) { o.Shard = Shard{Index: 3, Count: 3} },
+		"shard":       func(o *Options) { o.Shard = rundir.Shard{Index: 3, Count: 3} },
 		"bad config":  func(o *Options) { o.Config = metrics.DefaultConfig(); o.Config.Cascade = "nope" },
 		"chunk turns": func(o *Options) { o.ChunkTurns = -5 },
 	} {
@@ -203,7 +204,7 @@ func TestEmptyAndJSONInputs(t *testing.T) {
 	if s.Dialogs != 0 || s.Turns != 0 || s.LatencyCorrelation != nil {
 		t.Fatalf("empty input summary %+v", s)
 	}
-	rd, err := ReadRun(context.Background(), out)
+	rd, err := rundir.Open(context.Background(), out, rundir.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func TestEmptyAndJSONInputs(t *testing.T) {
 	a, b := filepath.Join(dir, "pq"), filepath.Join(dir, "jsonl")
 	mustRun(t, baseOptions(pq, a))
 	mustRun(t, baseOptions(jsonl, b))
-	if !bytes.Equal(readFile(t, filepath.Join(a, TurnsFile)), readFile(t, filepath.Join(b, TurnsFile))) {
+	if !bytes.Equal(readFile(t, filepath.Join(a, rundir.TurnsFile)), readFile(t, filepath.Join(b, rundir.TurnsFile))) {
 		t.Error("turns.parquet differs between Parquet and JSONL input")
 	}
 }

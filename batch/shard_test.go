@@ -11,6 +11,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
@@ -20,36 +23,36 @@ import (
 func TestParseShardAndEnv(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want Shard
+		want rundir.Shard
 		ok   bool
-	}{{"0/4", Shard{0, 4}, true}, {" 3 / 4 ", Shard{3, 4}, true}, {"4/4", Shard{}, false}, {"-1/2", Shard{}, false}, {"1", Shard{}, false}, {"a/b", Shard{}, false}, {"0/0", Shard{}, false}} {
-		got, err := ParseShard(c.in)
+	}{{"0/4", rundir.Shard{Index: 0, Count: 4}, true}, {" 3 / 4 ", rundir.Shard{Index: 3, Count: 4}, true}, {"4/4", rundir.Shard{}, false}, {"-1/2", rundir.Shard{}, false}, {"1", rundir.Shard{}, false}, {"a/b", rundir.Shard{}, false}, {"0/0", rundir.Shard{}, false}} {
+		got, err := rundir.ParseShard(c.in)
 		if (err == nil) != c.ok || (c.ok && got != c.want) {
-			t.Errorf("ParseShard(%q) = %v, %v; want %v ok=%v", c.in, got, err, c.want, c.ok)
+			t.Errorf("rundir.ParseShard(%q) = %v, %v; want %v ok=%v", c.in, got, err, c.want, c.ok)
 		}
-		if err != nil && !errors.Is(err, ErrInvalidOptions) {
-			t.Errorf("ParseShard(%q) error %v does not wrap ErrInvalidOptions", c.in, err)
+		if err != nil && !errors.Is(err, rundir.ErrBadShard) {
+			t.Errorf("rundir.ParseShard(%q) error %v does not wrap rundir.ErrBadShard", c.in, err)
 		}
 	}
 	for _, c := range []struct {
 		env    map[string]string
-		want   Shard
+		want   rundir.Shard
 		ok     bool
 		hasErr bool
 	}{
-		{map[string]string{}, Shard{}, false, false},
-		{map[string]string{"JOB_COMPLETION_INDEX": "2", "JOB_COMPLETIONS": "5"}, Shard{2, 5}, true, false},
-		{map[string]string{"JOB_COMPLETION_INDEX": "2"}, Shard{}, true, true},
-		{map[string]string{"JOB_COMPLETION_INDEX": "5", "JOB_COMPLETIONS": "5"}, Shard{}, true, true},
+		{map[string]string{}, rundir.Shard{}, false, false},
+		{map[string]string{"JOB_COMPLETION_INDEX": "2", "JOB_COMPLETIONS": "5"}, rundir.Shard{Index: 2, Count: 5}, true, false},
+		{map[string]string{"JOB_COMPLETION_INDEX": "2"}, rundir.Shard{}, true, true},
+		{map[string]string{"JOB_COMPLETION_INDEX": "5", "JOB_COMPLETIONS": "5"}, rundir.Shard{}, true, true},
 	} {
 		got, ok, err := shardFromLookup(func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
-		if got != c.want || ok != c.ok || (err != nil) != c.hasErr {
+		if got != c.want || ok != c.ok || (err != nil) != c.hasErr || err != nil && !errors.Is(err, ErrInvalidOptions) {
 			t.Errorf("env %v: got %v %v %v", c.env, got, ok, err)
 		}
 	}
 	t.Setenv("JOB_COMPLETION_INDEX", "1")
 	t.Setenv("JOB_COMPLETIONS", "3")
-	if s, ok, err := ShardFromEnv(); err != nil || !ok || s != (Shard{1, 3}) {
+	if s, ok, err := ShardFromEnv(); err != nil || !ok || s != (rundir.Shard{Index: 1, Count: 3}) {
 		t.Errorf("ShardFromEnv() = %v %v %v", s, ok, err)
 	}
 }
@@ -60,7 +63,7 @@ func TestShardsPartitionDialogs(t *testing.T) {
 		id := fmt.Sprintf("dialog-%d", i)
 		n := 0
 		for k := range 4 {
-			if (Shard{k, 4}).Contains(id) {
+			if (rundir.Shard{Index: k, Count: 4}).Contains(id) {
 				n++
 				counts[k]++
 			}
@@ -92,13 +95,13 @@ func TestShardsMergeEqualsSingleRun(t *testing.T) {
 			for _, k := range []int{2, 0, 1} {
 				out := filepath.Join(dir, fmt.Sprintf("shard%d-%v", k, extras))
 				o := baseOptions(in, out)
-				o.Shard = Shard{k, 3}
+				o.Shard = rundir.Shard{Index: k, Count: 3}
 				s := mustRun(t, o)
 				total += s.Dialogs
 				if s.Settings["shard"] != o.Shard.String() {
 					t.Errorf("shard summary settings %v", s.Settings)
 				}
-				if got := listDir(t, out); !slices.Equal(got, []string{DialogsFile, OrdinalsFile, SummaryFile, TurnsFile}) {
+				if got := listDir(t, out); !slices.Equal(got, []string{rundir.DialogsFile, rundir.OrdinalsFile, rundir.SummaryFile, rundir.TurnsFile}) {
 					t.Errorf("shard dir holds %v", got)
 				}
 				shards = append(shards, out)
@@ -107,23 +110,23 @@ func TestShardsMergeEqualsSingleRun(t *testing.T) {
 				t.Fatalf("shards hold %d dialogs, want %d", total, len(ds))
 			}
 			merged := filepath.Join(dir, fmt.Sprint("merged", extras))
-			if _, err := MergeWith(context.Background(), MergeOptions{RowGroupSize: 200}, merged, shards...); err != nil {
+			if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{RowGroupSize: 200}, merged, shards...); err != nil {
 				t.Fatal(err)
 			}
 			sameOutputs(t, ref, merged)
 
 			// Bad shard sets.
-			if _, err := Merge(context.Background(), t.TempDir(), shards[:2]...); !errors.Is(err, ErrShardMismatch) {
-				t.Errorf("merging 2 of 3 shards: %v, want ErrShardMismatch", err)
+			if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{}, t.TempDir(), shards[:2]...); !errors.Is(err, rundir.ErrShardMismatch) {
+				t.Errorf("merging 2 of 3 shards: %v, want rundir.ErrShardMismatch", err)
 			}
-			if _, err := Merge(context.Background(), t.TempDir(), shards[0], shards[0], shards[1]); !errors.Is(err, ErrShardMismatch) {
-				t.Errorf("merging a shard twice: %v, want ErrShardMismatch", err)
+			if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{}, t.TempDir(), shards[0], shards[0], shards[1]); !errors.Is(err, rundir.ErrShardMismatch) {
+				t.Errorf("merging a shard twice: %v, want rundir.ErrShardMismatch", err)
 			}
-			if _, err := Merge(context.Background(), t.TempDir(), ref); !errors.Is(err, ErrShardMismatch) {
-				t.Errorf("merging an unsharded run: %v, want ErrShardMismatch", err)
+			if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{}, t.TempDir(), ref); !errors.Is(err, rundir.ErrShardMismatch) {
+				t.Errorf("merging an unsharded run: %v, want rundir.ErrShardMismatch", err)
 			}
-			if _, err := Merge(context.Background(), t.TempDir(), filepath.Join(dir, "nope"), shards[1], shards[2]); !errors.Is(err, ErrIncompleteRun) {
-				t.Errorf("merging a missing dir: %v, want ErrIncompleteRun", err)
+			if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{}, t.TempDir(), filepath.Join(dir, "nope"), shards[1], shards[2]); !errors.Is(err, rundir.ErrNotRun) || !errors.Is(err, badinput.ErrInvalid) {
+				t.Errorf("merging a missing dir: %v, want rundir.ErrNotRun", err)
 			}
 		})
 	}
@@ -134,15 +137,15 @@ func TestMergeRejectsOtherSettings(t *testing.T) {
 	in := writeGolden(t, dir, genDialogs(20, 10))
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	o := baseOptions(in, a)
-	o.Shard = Shard{0, 2}
+	o.Shard = rundir.Shard{Index: 0, Count: 2}
 	mustRun(t, o)
 	o = baseOptions(in, b)
-	o.Shard = Shard{1, 2}
+	o.Shard = rundir.Shard{Index: 1, Count: 2}
 	o.Config = metrics.DefaultConfig()
 	o.Config.Thresholds.Threshold = 0.8
 	mustRun(t, o)
-	if _, err := Merge(context.Background(), filepath.Join(dir, "m"), a, b); !errors.Is(err, ErrShardMismatch) {
-		t.Fatalf("Merge = %v, want ErrShardMismatch", err)
+	if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{}, filepath.Join(dir, "m"), a, b); !errors.Is(err, rundir.ErrShardMismatch) {
+		t.Fatalf("Merge = %v, want rundir.ErrShardMismatch", err)
 	}
 }
 
@@ -194,7 +197,7 @@ func TestObjectStoreLocations(t *testing.T) {
 			if left := listDir(t, o.WorkDir); len(left) != 0 {
 				t.Errorf("work dir not cleaned: %v", left)
 			}
-			rd, err := ReadRunWith(ctx, c.out, ReadRunOptions{URLMux: mux, WorkDir: t.TempDir()})
+			rd, err := rundir.Open(ctx, c.out, rundir.OpenOptions{URLMux: mux, WorkDir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,18 +210,18 @@ func TestObjectStoreLocations(t *testing.T) {
 	var shards []string
 	for k := range 2 {
 		o := baseOptions("memtest://bucket/in/golden.parquet", fmt.Sprintf("memtest://bucket/shards/%d", k))
-		o.URLMux, o.WorkDir, o.Shard = mux, t.TempDir(), Shard{k, 2}
+		o.URLMux, o.WorkDir, o.Shard = mux, t.TempDir(), rundir.Shard{Index: k, Count: 2}
 		mustRun(t, o)
 		shards = append(shards, o.OutDir)
 	}
-	if _, err := MergeWith(ctx, MergeOptions{URLMux: mux, WorkDir: t.TempDir(), RowGroupSize: 200}, "memtest://bucket/merged", shards...); err != nil {
+	if _, err := rundir.Merge(ctx, rundir.MergeOptions{URLMux: mux, WorkDir: t.TempDir(), RowGroupSize: 200}, "memtest://bucket/merged", shards...); err != nil {
 		t.Fatal(err)
 	}
 	got, err := mem.ReadAll(ctx, "merged/turns.parquet")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, readFile(t, filepath.Join(ref, TurnsFile))) {
+	if !bytes.Equal(got, readFile(t, filepath.Join(ref, rundir.TurnsFile))) {
 		t.Error("merged turns.parquet in the bucket differs from the single run's")
 	}
 
@@ -226,12 +229,12 @@ func TestObjectStoreLocations(t *testing.T) {
 	for _, u := range []string{"memtest://bucket/in/missing.parquet", "nosuchscheme://x/y.parquet"} {
 		o := baseOptions(u, filepath.Join(dir, "bad"))
 		o.URLMux = mux
-		if _, err := Run(ctx, o); !errors.Is(err, ErrUnreadableLocation) {
-			t.Errorf("Run(%s) = %v, want ErrUnreadableLocation", u, err)
+		if _, err := Run(ctx, o); !errors.Is(err, location.ErrUnreadable) {
+			t.Errorf("Run(%s) = %v, want location.ErrUnreadable", u, err)
 		}
 	}
-	if _, err := ReadRunWith(ctx, "memtest://bucket/nothing", ReadRunOptions{URLMux: mux}); !errors.Is(err, ErrIncompleteRun) {
-		t.Errorf("ReadRun of an empty prefix = %v, want ErrIncompleteRun", err)
+	if _, err := rundir.Open(ctx, "memtest://bucket/nothing", rundir.OpenOptions{URLMux: mux}); !errors.Is(err, rundir.ErrIncomplete) {
+		t.Errorf("rundir.Open of an empty prefix = %v, want rundir.ErrIncomplete", err)
 	}
 }
 
@@ -239,13 +242,13 @@ func TestObjectStoreLocations(t *testing.T) {
 // differently.
 func sameOutputsExceptInput(t *testing.T, a, b string) {
 	t.Helper()
-	for _, n := range []string{TurnsFile, DialogsFile} {
+	for _, n := range []string{rundir.TurnsFile, rundir.DialogsFile} {
 		if !bytes.Equal(readFile(t, filepath.Join(a, n)), readFile(t, filepath.Join(b, n))) {
 			t.Errorf("%s differs between %s and %s", n, a, b)
 		}
 	}
-	sa, _ := readSummary(a)
-	sb, err := readSummary(b)
+	sa, _ := rundir.ReadSummary(a)
+	sb, err := rundir.ReadSummary(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/rundir"
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/compare"
 )
@@ -27,8 +27,8 @@ func ptr[T any](v T) *T { return &v }
 
 // fixtureTurn is turn t (1-5) of dialog d: turns 1-2 are a two-step
 // action chain, 3 a reply, 4 a single action, 5 a reply.
-func fixtureTurn(d, t int) batch.TurnRow {
-	r := batch.TurnRow{
+func fixtureTurn(d, t int) rundir.TurnRow {
+	r := rundir.TurnRow{
 		DialogID: fmt.Sprintf("d%03d", d), TurnNo: int64(t), PredictTurnNo: int64(t), Pass: true,
 		Completeness: "pass", Truthfulness: "pass", Threshold: 0.5, Scorer: "lexical", Tags: []string{},
 		FailedChecks: []string{}, MissingKeys: []string{}, ExtraKeys: []string{},
@@ -43,7 +43,7 @@ func fixtureTurn(d, t int) batch.TurnRow {
 		if t == 4 {
 			r.ChainLength, r.ChainBucket = 1, ptr("single")
 		}
-		r.FieldScores = []batch.FieldScoreRow{{Field: "sales.step.metric", Method: "exact", Score: 1, Pass: true}}
+		r.FieldScores = []rundir.FieldScoreRow{{Field: "sales.step.metric", Method: "exact", Score: 1, Pass: true}}
 	default:
 		r.Role, r.Kind, r.Structure = "Agent", "response", "n/a"
 		r.GoldResponse = ptr("Revenue grew 5%.")
@@ -53,7 +53,7 @@ func fixtureTurn(d, t int) batch.TurnRow {
 }
 
 // failRow makes r fail with reason; from > 0 makes it a cascade.
-func failRow(r batch.TurnRow, reason metrics.Reason, from int64) batch.TurnRow {
+func failRow(r rundir.TurnRow, reason metrics.Reason, from int64) rundir.TurnRow {
 	r.Pass = false
 	r.FailureReason = ptr(string(reason))
 	r.OwnReason = ptr(string(reason))
@@ -70,7 +70,7 @@ func failRow(r batch.TurnRow, reason metrics.Reason, from int64) batch.TurnRow {
 		r.Truthfulness = "fail"
 		if r.Kind == "action" {
 			r.PredictArgs = ptr(`{"metric":"profit"}`)
-			r.FieldScores = []batch.FieldScoreRow{{Field: "sales.step.metric", Method: "semantic", Score: 0.31, Threshold: 0.5}}
+			r.FieldScores = []rundir.FieldScoreRow{{Field: "sales.step.metric", Method: "semantic", Score: 0.31, Threshold: 0.5}}
 		} else {
 			r.PredictResponse = ptr("Profit grew 5%.")
 		}
@@ -82,7 +82,7 @@ type runSpec struct {
 	dialogs  int
 	scorer   string
 	settings map[string]string
-	mod      func(d int, r batch.TurnRow) batch.TurnRow
+	mod      func(d int, r rundir.TurnRow) rundir.TurnRow
 }
 
 // writeRun writes a complete run directory and returns its path.
@@ -94,11 +94,11 @@ func writeRun(t *testing.T, dir string, spec runSpec) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var turns []batch.TurnRow
-	var dialogs []batch.DialogRow
+	var turns []rundir.TurnRow
+	var dialogs []rundir.DialogRow
 	passed := 0
 	for d := range spec.dialogs {
-		dr := batch.DialogRow{DialogID: fmt.Sprintf("d%03d", d), TurnCount: 5, TestPass: true, Label: "pass"}
+		dr := rundir.DialogRow{DialogID: fmt.Sprintf("d%03d", d), TurnCount: 5, TestPass: true, Label: "pass"}
 		for tn := 1; tn <= 5; tn++ {
 			r := fixtureTurn(d, tn)
 			if spec.mod != nil {
@@ -118,13 +118,13 @@ func writeRun(t *testing.T, dir string, spec runSpec) string {
 		dr.Score = dr.SuccessRate
 		dialogs = append(dialogs, dr)
 	}
-	if err := parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), turns); err != nil {
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), turns); err != nil {
 		t.Fatal(err)
 	}
-	if err := parquet.WriteFile(filepath.Join(dir, batch.DialogsFile), dialogs); err != nil {
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.DialogsFile), dialogs); err != nil {
 		t.Fatal(err)
 	}
-	sum := batch.Summary{
+	sum := rundir.Summary{
 		Version: 1, Dataset: "sha256:gold", Input: "gold.parquet", Scorer: spec.scorer,
 		Thresholds: metrics.Thresholds{Version: 1, Threshold: 0.5, Source: "default"},
 		Dialogs:    len(dialogs), Turns: len(turns), Passed: passed,
@@ -134,20 +134,20 @@ func writeRun(t *testing.T, dir string, spec runSpec) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, batch.SummaryFile), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.SummaryFile), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
-func noisy(d int, r batch.TurnRow) batch.TurnRow {
+func noisy(d int, r rundir.TurnRow) rundir.TurnRow {
 	if d%5 == 0 && r.TurnNo == 4 {
 		return failRow(r, metrics.ReasonInconsistentValues, 0)
 	}
 	return r
 }
 
-func regressed(d int, r batch.TurnRow) batch.TurnRow {
+func regressed(d int, r rundir.TurnRow) rundir.TurnRow {
 	r = noisy(d, r)
 	if d%5 == 1 {
 		switch {
@@ -288,7 +288,7 @@ func TestMarkdownGolden(t *testing.T) {
 	var runs []compare.Run
 	for _, s := range []struct {
 		name string
-		mod  func(int, batch.TurnRow) batch.TurnRow
+		mod  func(int, rundir.TurnRow) rundir.TurnRow
 	}{{"v1", noisy}, {"v2", nil}, {"v3", regressed}} {
 		dir := writeRun(t, filepath.Join(root, s.name), runSpec{dialogs: 30, mod: s.mod})
 		r, err := ReadRun(ctx, dir)
@@ -334,77 +334,77 @@ func TestBadRunDirs(t *testing.T) {
 		row    int64
 		column string
 	}{
-		{"not a directory", func(t *testing.T, dir string) string { return filepath.Join(dir, "nope") }, ErrNotRunDir, "", -1, ""},
-		{"a file, not a directory", func(t *testing.T, dir string) string { return filepath.Join(dir, batch.TurnsFile) }, ErrNotRunDir, "", -1, ""},
+		{"not a directory", func(t *testing.T, dir string) string { return filepath.Join(dir, "nope") }, rundir.ErrNotRun, "", -1, ""},
+		{"a file, not a directory", func(t *testing.T, dir string) string { return filepath.Join(dir, rundir.TurnsFile) }, rundir.ErrNotRun, "", -1, ""},
 		{"missing dialogs.parquet", func(t *testing.T, dir string) string {
-			os.Remove(filepath.Join(dir, batch.DialogsFile))
+			os.Remove(filepath.Join(dir, rundir.DialogsFile))
 			return dir
-		}, ErrMissingFile, batch.DialogsFile, -1, ""},
+		}, rundir.ErrIncomplete, rundir.DialogsFile, -1, ""},
 		{"missing summary.json", func(t *testing.T, dir string) string {
-			os.Remove(filepath.Join(dir, batch.SummaryFile))
+			os.Remove(filepath.Join(dir, rundir.SummaryFile))
 			return dir
-		}, ErrMissingFile, batch.SummaryFile, -1, ""},
+		}, rundir.ErrIncomplete, rundir.SummaryFile, -1, ""},
 		{"garbage turns.parquet", func(t *testing.T, dir string) string {
-			os.WriteFile(filepath.Join(dir, batch.TurnsFile), []byte("this is not parquet at all"), 0o644)
+			os.WriteFile(filepath.Join(dir, rundir.TurnsFile), []byte("this is not parquet at all"), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.TurnsFile, -1, ""},
+		}, rundir.ErrCorrupt, rundir.TurnsFile, -1, ""},
 		{"truncated turns.parquet", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, batch.TurnsFile)
+			p := filepath.Join(dir, rundir.TurnsFile)
 			data, _ := os.ReadFile(p)
 			os.WriteFile(p, data[:len(data)/2], 0o644)
 			return dir
-		}, ErrCorruptFile, batch.TurnsFile, -1, ""},
+		}, rundir.ErrCorrupt, rundir.TurnsFile, -1, ""},
 		{"summary not JSON", func(t *testing.T, dir string) string {
-			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte("{\"version\": 1,"), 0o644)
+			os.WriteFile(filepath.Join(dir, rundir.SummaryFile), []byte("{\"version\": 1,"), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.SummaryFile, -1, ""},
+		}, rundir.ErrCorrupt, rundir.SummaryFile, -1, ""},
 		{"summary wrong type", func(t *testing.T, dir string) string {
-			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte(`{"version": 1, "scorer": "x", "turns": "many"}`), 0o644)
+			os.WriteFile(filepath.Join(dir, rundir.SummaryFile), []byte(`{"version": 1, "scorer": "x", "turns": "many"}`), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.SummaryFile, -1, ""},
+		}, rundir.ErrCorrupt, rundir.SummaryFile, -1, ""},
 		{"summary of something else", func(t *testing.T, dir string) string {
-			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte(`{}`), 0o644)
+			os.WriteFile(filepath.Join(dir, rundir.SummaryFile), []byte(`{}`), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.SummaryFile, -1, ""},
+		}, rundir.ErrCorrupt, rundir.SummaryFile, -1, "version"},
 		{"summary without scorer", func(t *testing.T, dir string) string {
-			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte(`{"version": 1, "turns": 20, "dialogs": 4}`), 0o644)
+			os.WriteFile(filepath.Join(dir, rundir.SummaryFile), []byte(`{"version": 1, "turns": 20, "dialogs": 4}`), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.SummaryFile, -1, "scorer"},
+		}, rundir.ErrCorrupt, rundir.SummaryFile, -1, "scorer"},
 		{"summary counts disagree", func(t *testing.T, dir string) string {
-			os.WriteFile(filepath.Join(dir, batch.SummaryFile), []byte(`{"version": 1, "scorer": "lexical", "turns": 7, "dialogs": 4}`), 0o644)
+			os.WriteFile(filepath.Join(dir, rundir.SummaryFile), []byte(`{"version": 1, "scorer": "lexical", "turns": 7, "dialogs": 4}`), 0o644)
 			return dir
-		}, ErrCorruptFile, batch.TurnsFile, -1, ""},
+		}, rundir.ErrCorrupt, rundir.TurnsFile, -1, ""},
 		{"bad kind", func(t *testing.T, dir string) string {
-			rows, _ := parquet.ReadFile[batch.TurnRow](filepath.Join(dir, batch.TurnsFile))
+			rows, _ := parquet.ReadFile[rundir.TurnRow](filepath.Join(dir, rundir.TurnsFile))
 			rows[7].Kind = "context"
-			parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), rows)
+			parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), rows)
 			return dir
-		}, ErrCorruptFile, batch.TurnsFile, 7, "kind"},
+		}, rundir.ErrCorrupt, rundir.TurnsFile, 7, "kind"},
 		{"bad outcome", func(t *testing.T, dir string) string {
-			rows, _ := parquet.ReadFile[batch.TurnRow](filepath.Join(dir, batch.TurnsFile))
+			rows, _ := parquet.ReadFile[rundir.TurnRow](filepath.Join(dir, rundir.TurnsFile))
 			rows[3].Truthfulness = "maybe"
-			parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), rows)
+			parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), rows)
 			return dir
-		}, ErrCorruptFile, batch.TurnsFile, 3, "truthfulness"},
+		}, rundir.ErrCorrupt, rundir.TurnsFile, 3, "truthfulness"},
 		{"failed turn without reason", func(t *testing.T, dir string) string {
-			rows, _ := parquet.ReadFile[batch.TurnRow](filepath.Join(dir, batch.TurnsFile))
+			rows, _ := parquet.ReadFile[rundir.TurnRow](filepath.Join(dir, rundir.TurnsFile))
 			rows[2].Pass = false
-			parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), rows)
+			parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), rows)
 			return dir
-		}, ErrCorruptFile, batch.TurnsFile, 2, "failure_reason"},
+		}, rundir.ErrCorrupt, rundir.TurnsFile, 2, "failure_reason"},
 		{"turns.parquet lacks a column", func(t *testing.T, dir string) string {
 			type partial struct {
 				DialogID string `parquet:"dialog_id"`
 				TurnNo   int64  `parquet:"turn_no"`
 			}
-			parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), make([]partial, 20))
+			parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), make([]partial, 20))
 			return dir
-		}, ErrCorruptFile, batch.TurnsFile, -1, ""},
+		}, rundir.ErrCorrupt, rundir.TurnsFile, -1, ""},
 		{"dialogs.parquet is a turns file", func(t *testing.T, dir string) string {
-			data, _ := os.ReadFile(filepath.Join(dir, batch.TurnsFile))
-			os.WriteFile(filepath.Join(dir, batch.DialogsFile), data, 0o644)
+			data, _ := os.ReadFile(filepath.Join(dir, rundir.TurnsFile))
+			os.WriteFile(filepath.Join(dir, rundir.DialogsFile), data, 0o644)
 			return dir
-		}, ErrCorruptFile, batch.DialogsFile, -1, ""},
+		}, rundir.ErrCorrupt, rundir.DialogsFile, -1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -424,8 +424,8 @@ func TestBadRunDirs(t *testing.T) {
 			if re.File != wantFile || re.Row != tt.row || re.Field != tt.column {
 				t.Errorf("RowError file %q row %d field %q, want %q %d %q (%v)", re.File, re.Row, re.Field, wantFile, tt.row, tt.column, err)
 			}
-			if tt.want == ErrCorruptFile && tt.row < 0 && tt.column == "" && !errors.Is(err, batch.ErrCorruptOutput) {
-				t.Errorf("err %v does not match batch.ErrCorruptOutput", err)
+			if tt.want == rundir.ErrCorrupt && tt.row < 0 && tt.column == "" && !errors.Is(err, rundir.ErrCorrupt) {
+				t.Errorf("err %v does not match rundir.ErrCorrupt", err)
 			}
 			if !strings.Contains(err.Error(), filepath.Clean(dir)) {
 				t.Errorf("message %q does not name the directory", err)
@@ -437,11 +437,11 @@ func TestBadRunDirs(t *testing.T) {
 // Extra columns carried through from the golden dataset are ignored.
 func TestExtraColumns(t *testing.T) {
 	type withExtra struct {
-		batch.TurnRow
+		rundir.TurnRow
 		Locale string `parquet:"locale"`
 	}
 	dir := writeRun(t, filepath.Join(t.TempDir(), "run"), runSpec{dialogs: 3})
-	rows, err := parquet.ReadFile[batch.TurnRow](filepath.Join(dir, batch.TurnsFile))
+	rows, err := parquet.ReadFile[rundir.TurnRow](filepath.Join(dir, rundir.TurnsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +449,7 @@ func TestExtraColumns(t *testing.T) {
 	for _, r := range rows {
 		ext = append(ext, withExtra{r, "en"})
 	}
-	if err := parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), ext); err != nil {
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), ext); err != nil {
 		t.Fatal(err)
 	}
 	run, err := ReadRun(context.Background(), dir)
@@ -571,7 +571,7 @@ func TestReadRunsSameDirTwice(t *testing.T) {
 // return an error or a run, never panic.
 func FuzzReadTurnsFile(f *testing.F) {
 	dir := writeRun(&testing.T{}, filepath.Join(f.TempDir(), "seed"), runSpec{dialogs: 2, mod: regressed})
-	valid, err := os.ReadFile(filepath.Join(dir, batch.TurnsFile))
+	valid, err := os.ReadFile(filepath.Join(dir, rundir.TurnsFile))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -581,16 +581,16 @@ func FuzzReadTurnsFile(f *testing.F) {
 	f.Add([]byte("PAR1PAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := t.TempDir()
-		for _, name := range []string{batch.DialogsFile, batch.SummaryFile} {
+		for _, name := range []string{rundir.DialogsFile, rundir.SummaryFile} {
 			b, _ := os.ReadFile(filepath.Join(dir, name))
 			os.WriteFile(filepath.Join(d, name), b, 0o644)
 		}
-		os.WriteFile(filepath.Join(d, batch.TurnsFile), data, 0o644)
+		os.WriteFile(filepath.Join(d, rundir.TurnsFile), data, 0o644)
 		run, err := ReadRun(context.Background(), d)
 		if err == nil && len(run.Turns) != 10 {
 			t.Fatalf("accepted a turns file with %d turns against a summary of 10", len(run.Turns))
 		}
-		if err != nil && !errors.Is(err, ErrCorruptFile) {
+		if err != nil && !errors.Is(err, rundir.ErrCorrupt) {
 			t.Fatalf("unexpected error kind: %v", err)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/compare"
 )
@@ -50,7 +51,7 @@ func TestPipelineRuns(t *testing.T) {
 	c := rep.Comparisons[0]
 	// Count regressions and fixes independently, from the raw Parquet rows.
 	passOf := func(dir string) map[[2]any]bool {
-		rows, err := parquet.ReadFile[batch.TurnRow](filepath.Join(dir, batch.TurnsFile))
+		rows, err := parquet.ReadFile[rundir.TurnRow](filepath.Join(dir, rundir.TurnsFile))
 		if err != nil {
 			t.Fatal(err)
 		}

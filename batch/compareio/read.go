@@ -3,22 +3,19 @@ package compareio
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/batch/rundir"
 
-	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/compare"
 )
-
-const rerunFix = "rerun 'aem run' into this directory"
 
 // ReadRuns reads several run directories, in order. A directory given
 // twice gets its position appended to its name ("runs/v1#2") so every run
@@ -40,98 +37,58 @@ func ReadRuns(ctx context.Context, dirs []string) ([]compare.Run, error) {
 	return runs, nil
 }
 
-// ReadRun reads a run directory written by `aem run`: a local path, or a
-// blob URL (s3://, gs://, ...) that batch.ReadRun can open. Errors are
-// *badinput.RowError values wrapping ErrNotRunDir, ErrMissingFile or
-// ErrCorruptFile (and, for problems batch.ReadRun finds, its sentinel too);
-// a cancelled context is returned as is.
+// ReadRun reads a run directory written by `aem run` (a local path, or a
+// blob URL such as s3:// or gs://) through rundir.Open, so it refuses what
+// rundir refuses (errors wrap rundir.ErrNotRun, ErrIncomplete or
+// ErrCorrupt), and also a run whose summary names no scorer or whose rows
+// hold values compare cannot use (rundir.ErrCorrupt, naming row and
+// column). A cancelled context is returned as is.
 func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
-	if !strings.Contains(dir, "://") {
-		// Check local directories up front to name the missing file.
+	if !location.IsURL(dir) {
 		dir = filepath.Clean(dir)
-		info, err := os.Stat(dir)
-		if err != nil || !info.IsDir() {
-			return compare.Run{}, runError(dir, "", badinput.NoRow, "", ErrNotRunDir, "not a run directory", err,
-				"pass a directory written by 'aem run -o DIR'")
-		}
-		for _, f := range []string{batch.SummaryFile, batch.TurnsFile, batch.DialogsFile} {
-			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-				return compare.Run{}, runError(dir, f, badinput.NoRow, "", ErrMissingFile, "missing", err,
-					"the run did not finish or the directory is not a run; "+rerunFix)
-			}
-		}
 	}
-	rd, err := batch.ReadRun(ctx, dir)
+	rd, err := rundir.Open(ctx, dir, rundir.OpenOptions{})
 	if err != nil {
-		return compare.Run{}, wrapBatchError(dir, err)
+		return compare.Run{}, err
 	}
 	defer rd.Close()
 	sum := rd.Summary
 	if sum.Scorer == "" {
-		return compare.Run{}, runError(dir, batch.SummaryFile, badinput.NoRow, "scorer", ErrCorruptFile,
-			"the summary names no scorer", nil, rerunFix)
+		return compare.Run{}, rd.Corrupt(rundir.SummaryFile, badinput.NoRow, "scorer", "the summary names no scorer")
 	}
-	ident, err := identity(dir, sum)
+	ident, err := identity(sum)
 	if err != nil {
-		return compare.Run{}, err
+		return compare.Run{}, rd.Corrupt(rundir.SummaryFile, badinput.NoRow, "thresholds", err.Error())
 	}
 	run := compare.Run{Name: dir, Identity: ident, Turns: make([]compare.Turn, 0, sum.Turns), Dialogs: make([]compare.Dialog, 0, sum.Dialogs)}
 	var row int64
 	for tr, err := range rd.Turns(ctx) {
 		if err != nil {
-			return compare.Run{}, wrapBatchError(dir, err)
+			return compare.Run{}, err
 		}
 		t, prob := turnFromRow(&tr)
 		if prob != nil {
-			return compare.Run{}, runError(dir, batch.TurnsFile, row, prob.column, ErrCorruptFile, prob.problem, nil, rerunFix)
+			return compare.Run{}, rd.Corrupt(rundir.TurnsFile, row, prob.column, prob.problem)
 		}
 		run.Turns = append(run.Turns, t)
 		row++
 	}
 	for dr, err := range rd.Dialogs(ctx) {
 		if err != nil {
-			return compare.Run{}, wrapBatchError(dir, err)
+			return compare.Run{}, err
 		}
 		run.Dialogs = append(run.Dialogs, dialogFromRow(&dr))
 	}
 	return run, nil
 }
 
-// wrapBatchError turns an error of batch.ReadRun into a
-// *badinput.RowError that matches both this package's sentinel and
-// batch's.
-func wrapBatchError(dir string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	sentinel := ErrCorruptFile
-	switch {
-	case errors.Is(err, batch.ErrIncompleteRun):
-		sentinel = ErrMissingFile
-	case errors.Is(err, batch.ErrUnreadableLocation):
-		sentinel = ErrNotRunDir
-	}
-	return runError(dir, fileNamed(err.Error()), badinput.NoRow, "", sentinel, "", err, rerunFix)
-}
-
-// fileNamed returns the run file a message names first, or "".
-func fileNamed(msg string) string {
-	best, at := "", len(msg)
-	for _, f := range []string{batch.SummaryFile, batch.TurnsFile, batch.DialogsFile} {
-		if i := strings.Index(msg, f); i >= 0 && i < at {
-			best, at = f, i
-		}
-	}
-	return best
-}
-
 // identity derives the comparability identity from a summary.
-func identity(dir string, s *batch.Summary) (compare.Identity, error) {
+func identity(s *rundir.Summary) (compare.Identity, error) {
 	th := s.Thresholds
 	th.Model, th.Source = "", "" // informative only
 	b, err := json.Marshal(th)
 	if err != nil {
-		return compare.Identity{}, runError(dir, batch.SummaryFile, badinput.NoRow, "thresholds", ErrCorruptFile, "cannot encode the thresholds", err, rerunFix)
+		return compare.Identity{}, err
 	}
 	// Metric settings that change verdicts; the column mapping and the
 	// shard do not.
@@ -147,7 +104,7 @@ func identity(dir string, s *batch.Summary) (compare.Identity, error) {
 
 type rowProblem struct{ column, problem string }
 
-func turnFromRow(r *batch.TurnRow) (compare.Turn, *rowProblem) {
+func turnFromRow(r *rundir.TurnRow) (compare.Turn, *rowProblem) {
 	t := compare.Turn{
 		DialogID: r.DialogID, TurnNo: int(r.TurnNo), Kind: metrics.Kind(r.Kind),
 		Pass: r.Pass, FailureReason: metrics.Reason(deref(r.FailureReason)), OwnReason: metrics.Reason(deref(r.OwnReason)),
@@ -216,7 +173,7 @@ func callText(tool, action, args *string) string {
 	return name
 }
 
-func dialogFromRow(r *batch.DialogRow) compare.Dialog {
+func dialogFromRow(r *rundir.DialogRow) compare.Dialog {
 	d := compare.Dialog{ID: r.DialogID, TestPass: r.TestPass, Score: r.Score, SuccessRate: r.SuccessRate,
 		RootCause: metrics.Reason(deref(r.RootCause))}
 	if r.FirstFailureTurn != nil {

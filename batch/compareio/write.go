@@ -11,7 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics/compare"
 )
@@ -55,11 +55,11 @@ type PairRow struct {
 	BaseTruthfulness      string `parquet:"base_truthfulness"`
 	CandidateTruthfulness string `parquet:"candidate_truthfulness"`
 
-	Gold                 string                `parquet:"gold"`
-	BasePredicted        string                `parquet:"base_predicted"`
-	CandidatePredicted   string                `parquet:"candidate_predicted"`
-	BaseFieldScores      []batch.FieldScoreRow `parquet:"base_field_scores,list"`
-	CandidateFieldScores []batch.FieldScoreRow `parquet:"candidate_field_scores,list"`
+	Gold                 string                 `parquet:"gold"`
+	BasePredicted        string                 `parquet:"base_predicted"`
+	CandidatePredicted   string                 `parquet:"candidate_predicted"`
+	BaseFieldScores      []rundir.FieldScoreRow `parquet:"base_field_scores,list"`
+	CandidateFieldScores []rundir.FieldScoreRow `parquet:"candidate_field_scores,list"`
 }
 
 // PairRows flattens every comparison's paired turns, in comparison order
@@ -97,10 +97,10 @@ func PairRows(rep *compare.Report) []PairRow {
 	return rows
 }
 
-func fieldRows(fs []compare.FieldScore) []batch.FieldScoreRow {
-	out := make([]batch.FieldScoreRow, len(fs))
+func fieldRows(fs []compare.FieldScore) []rundir.FieldScoreRow {
+	out := make([]rundir.FieldScoreRow, len(fs))
 	for i, f := range fs {
-		out[i] = batch.FieldScoreRow(f)
+		out[i] = rundir.FieldScoreRow(f)
 	}
 	return out
 }

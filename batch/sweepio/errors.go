@@ -24,8 +24,6 @@ var (
 	// ErrUnknownField means a field label names a field the turn did not
 	// compare.
 	ErrUnknownField = errors.New("label for a field the turn does not have")
-	// ErrRun means the run directory cannot be read as an `aem run` output.
-	ErrRun = errors.New("not a readable aem run directory")
 )
 
 // fileError reports a problem with a whole file or one of its columns.

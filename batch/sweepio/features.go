@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/composite"
 	"github.com/aem-dev/aem/metrics/features"
@@ -26,7 +26,7 @@ func EmbeddingModelOf(scorerID string) composite.EmbeddingModel {
 // string parameter value found by its path in the call's arguments. A $any
 // value gives the alternative closest in wording to the prediction. Clause
 // scores and anything not found give ok false.
-func comparedTexts(t *turnView, fs batch.FieldScoreRow) (gold, pred string, ok bool) {
+func comparedTexts(t *turnView, fs rundir.FieldScoreRow) (gold, pred string, ok bool) {
 	if t.Kind == string(metrics.KindResponse) {
 		if fs.Field != "response" || t.GoldResponse == nil || t.PredResponse == nil {
 			return "", "", false
@@ -102,7 +102,7 @@ func valueAt(argsJSON, path string) (any, bool) {
 
 // withFeatures sets a sample's features from the texts its field score
 // compared, when they can be found.
-func withFeatures(s *sweep.Sample, t *turnView, fs batch.FieldScoreRow) {
+func withFeatures(s *sweep.Sample, t *turnView, fs rundir.FieldScoreRow) {
 	if g, p, ok := comparedTexts(t, fs); ok {
 		s.Features, s.HasFeatures = features.Extract(g, p, fs.Score), true
 	}

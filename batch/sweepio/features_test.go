@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics/composite"
 	"github.com/aem-dev/aem/metrics/features"
 )
@@ -41,10 +41,10 @@ func TestSamplesCarryFeatures(t *testing.T) {
 	value := actionTurn("a", 1, true, ptr(true), sem("crm.find.city", 0.62))
 	value.GoldArgs, value.PredictArgs = ptr(`{"city": {"$any": ["New York City", "NYC"]}}`), ptr(`{"city": "New York"}`)
 	value.FieldScores[0].Method = "any"
-	reply := batch.TurnRow{DialogID: "b", TurnNo: 2, Role: "Agent", Kind: "response", Pass: true, HumanLabel: ptr(false),
+	reply := rundir.TurnRow{DialogID: "b", TurnNo: 2, Role: "Agent", Kind: "response", Pass: true, HumanLabel: ptr(false),
 		GoldResponse: ptr("Revenue was $4.5M."), PredictResponse: ptr("Revenue was $5.2M."),
-		FieldScores: []batch.FieldScoreRow{sem("response", 0.91)}, Scorer: "embed:use-lite@sha256:ab12"}
-	in, _, err := ReadRun(context.Background(), writeRun(t, []batch.TurnRow{value, reply}), RunOptions{})
+		FieldScores: []rundir.FieldScoreRow{sem("response", 0.91)}, Scorer: "embed:use-lite@sha256:ab12"}
+	in, _, err := ReadRun(context.Background(), writeRun(t, []rundir.TurnRow{value, reply}), RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"gocloud.dev/blob/fileblob"
 
 	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
@@ -122,7 +124,7 @@ func TestThresholdsRoundTripThroughRun(t *testing.T) {
 	if res2.Agreement.Kappa.Value <= res.Agreement.Kappa.Value {
 		t.Errorf("verdict agreement with the fitted thresholds %v, not above the default's %v", res2.Agreement.Kappa.Value, res.Agreement.Kappa.Value)
 	}
-	rd, err := batch.ReadRun(ctx, run2)
+	rd, err := rundir.Open(ctx, run2, rundir.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,10 +184,10 @@ func TestReadRunFromObjectStore(t *testing.T) {
 	if info.Dir != "dirtest://bucket/nightly/run" || info.Turns != wantInfo.Turns || info.Scorer != wantInfo.Scorer || info.LabelledTurns != wantInfo.LabelledTurns {
 		t.Errorf("remote info %+v, local %+v", info, wantInfo)
 	}
-	if _, _, err := ReadRun(ctx, "dirtest://bucket/nightly/missing", RunOptions{URLMux: mux}); !errors.Is(err, batch.ErrIncompleteRun) || !strings.Contains(err.Error(), "dirtest://bucket/nightly/missing") {
+	if _, _, err := ReadRun(ctx, "dirtest://bucket/nightly/missing", RunOptions{URLMux: mux}); !errors.Is(err, rundir.ErrIncomplete) || !strings.Contains(err.Error(), "dirtest://bucket/nightly/missing") {
 		t.Errorf("incomplete remote run: err = %v, want ErrIncompleteRun naming the URL", err)
 	}
-	if _, _, err := ReadRun(ctx, "nosuch://bucket/run", RunOptions{URLMux: mux}); !errors.Is(err, batch.ErrUnreadableLocation) {
+	if _, _, err := ReadRun(ctx, "nosuch://bucket/run", RunOptions{URLMux: mux}); !errors.Is(err, location.ErrUnreadable) {
 		t.Errorf("unknown scheme: err = %v, want ErrUnreadableLocation", err)
 	}
 }

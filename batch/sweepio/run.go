@@ -3,22 +3,19 @@ package sweepio
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/batch/rundir"
 
-	"github.com/parquet-go/parquet-go"
 	"gocloud.dev/blob"
 
-	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
@@ -88,46 +85,22 @@ type labelEntry struct {
 	used     bool
 }
 
-// ReadRun reads a run directory written by `aem run` (turns.parquet and,
-// when present, summary.json) and builds the calibration input from the
-// human labels: see the package doc for which score a label calibrates.
-//
-// dir may also be a blob URL (s3://, gs://, file://, or any scheme
-// opts.URLMux knows): the run is then opened with batch.ReadRun, which
-// downloads it to a temporary directory and refuses an incomplete run.
+// ReadRun reads a run directory written by `aem run` (a local path or a
+// blob URL: s3://, gs://, file://, or any scheme opts.URLMux knows) through
+// rundir.Open, which refuses an incomplete or corrupt run, and builds the
+// calibration input from the human labels: see the package doc for which
+// score a label calibrates.
 func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *RunInfo, error) {
-	local, path := dir, filepath.Join(dir, batch.TurnsFile)
-	if batch.IsURL(dir) {
-		rd, err := batch.ReadRunWith(ctx, dir, batch.ReadRunOptions{URLMux: opts.URLMux})
-		if err != nil {
-			return sweep.Input{}, nil, fmt.Errorf("opening run %s: %w", dir, err)
-		}
-		defer rd.Close()
-		local, path = rd.Dir(), strings.TrimSuffix(dir, "/")+"/"+batch.TurnsFile
-	}
-	return readRunDir(ctx, dir, local, path, opts)
-}
-
-// readRunDir is ReadRun on the local directory local; dir is the run as the
-// user named it and path its turns.parquet, both for messages.
-func readRunDir(ctx context.Context, dir, local, path string, opts RunOptions) (sweep.Input, *RunInfo, error) {
-	info := &RunInfo{Dir: dir, Excluded: map[string]int{}}
-	f, err := os.Open(filepath.Join(local, batch.TurnsFile))
+	rd, err := rundir.Open(ctx, dir, rundir.OpenOptions{URLMux: opts.URLMux})
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return sweep.Input{}, nil, fmt.Errorf("%s: %w: no %s; give the output directory of `aem run` (its -o)", dir, ErrRun, batch.TurnsFile)
-		}
-		return sweep.Input{}, nil, fmt.Errorf("opening %s: %w", path, err)
+		return sweep.Input{}, nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
-	defer f.Close()
-	if b, err := os.ReadFile(filepath.Join(local, batch.SummaryFile)); err == nil {
-		var s batch.Summary
-		if err := json.Unmarshal(b, &s); err != nil {
-			return sweep.Input{}, nil, fmt.Errorf("%s: %w: %s is not valid JSON: %v", dir, ErrRun, batch.SummaryFile, err)
-		}
-		info.Scorer = s.Scorer
+	defer rd.Close()
+	path := strings.TrimSuffix(dir, "/") + "/" + rundir.TurnsFile
+	if !location.IsURL(dir) {
+		path = filepath.Join(dir, rundir.TurnsFile)
 	}
-
+	info := &RunInfo{Dir: dir, Scorer: rd.Summary.Scorer, Excluded: map[string]int{}}
 	labels := map[turnKey][]*labelEntry{}
 	if opts.LabelsFile != "" {
 		if labels, err = readLabels(opts.LabelsFile, opts.LabelsFormat); err != nil {
@@ -135,63 +108,21 @@ func readRunDir(ctx context.Context, dir, local, path string, opts RunOptions) (
 		}
 	}
 
-	st, err := f.Stat()
-	if err != nil {
-		return sweep.Input{}, nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return sweep.Input{}, nil, fmt.Errorf("%s: %w: not a readable Parquet file: %v", path, ErrRun, err)
-	}
-	for _, col := range []string{"dialog_id", "turn_no", "pass", "field_scores"} {
-		if _, ok := pf.Schema().Lookup(col); !ok && !hasPrefixColumn(pf.Schema(), col) {
-			return sweep.Input{}, nil, fmt.Errorf("%s: %w: no %s column; is it the turns.parquet of `aem run`?", path, ErrRun, col)
-		}
-	}
-	rows := parquet.NewGenericReader[turnView](pf)
-	defer rows.Close()
-	var extra *parquet.GenericReader[fieldLabelsRow]
-	if _, ok := pf.Schema().Lookup(FieldLabelsColumn); ok {
-		extra = parquet.NewGenericReader[fieldLabelsRow](pf)
-		defer extra.Close()
-	}
-
 	var in sweep.Input
-	buf := make([]turnView, 512)
-	fbuf := make([]fieldLabelsRow, len(buf))
-	rowNo := 0
-	for {
-		if err := ctx.Err(); err != nil {
+	row := 0
+	for t, err := range rundir.ReadTurns[turnView](ctx, rd) {
+		if err != nil {
 			return sweep.Input{}, nil, err
 		}
-		n, rerr := rows.Read(buf)
-		if extra != nil && n > 0 {
-			m, ferr := fillRows(extra, fbuf[:n])
-			if m != n {
-				return sweep.Input{}, nil, fmt.Errorf("reading %s column %s near row %d: %w", path, FieldLabelsColumn, rowNo, ferr)
-			}
+		if err := addTurn(&in, info, &t, labels[turnKey{t.DialogID, t.TurnNo}], path, row); err != nil {
+			return sweep.Input{}, nil, err
 		}
-		for i := range buf[:n] {
-			var fl *string
-			if extra != nil {
-				fl = fbuf[i].FieldLabels
-			}
-			if err := addTurn(&in, info, &buf[i], fl, labels[turnKey{buf[i].DialogID, buf[i].TurnNo}], path, rowNo); err != nil {
-				return sweep.Input{}, nil, err
-			}
-			if info.Scorer == "" {
-				info.Scorer = buf[i].Scorer
-			}
-			rowNo++
+		if info.Scorer == "" {
+			info.Scorer = t.Scorer
 		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return sweep.Input{}, nil, fmt.Errorf("reading %s near row %d: %w", path, rowNo, rerr)
-		}
+		row++
 	}
-	info.Turns = rowNo
+	info.Turns = row
 	in.EmbeddingModel = EmbeddingModelOf(info.Scorer)
 
 	var unmatched []*labelEntry
@@ -219,60 +150,33 @@ func readRunDir(ctx context.Context, dir, local, path string, opts RunOptions) (
 	return in, info, nil
 }
 
-func hasPrefixColumn(s *parquet.Schema, name string) bool {
-	for _, c := range s.Columns() {
-		if len(c) > 0 && c[0] == name {
-			return true
-		}
-	}
-	return false
-}
-
-// turnView is the part of batch.TurnRow that sweep uses; reading only
-// these columns skips decoding the texts.
+// turnView is the part of rundir.TurnRow that sweep uses, plus the
+// optional field_labels column carried through from the golden dataset;
+// reading only these columns skips decoding the texts.
 type turnView struct {
-	DialogID     string                `parquet:"dialog_id"`
-	TurnNo       int64                 `parquet:"turn_no"`
-	Kind         string                `parquet:"kind"`
-	Pass         bool                  `parquet:"pass"`
-	FailedChecks []string              `parquet:"failed_checks,list"`
-	FieldScores  []batch.FieldScoreRow `parquet:"field_scores,list"`
-	Structure    string                `parquet:"structure"`
-	GoldToolID   *string               `parquet:"gold_tool_id,optional"`
-	GoldAction   *string               `parquet:"gold_action,optional"`
-	GoldArgs     *string               `parquet:"gold_args,optional"`
-	PredictArgs  *string               `parquet:"predict_args,optional"`
-	GoldResponse *string               `parquet:"gold_response,optional"`
-	PredResponse *string               `parquet:"predict_response,optional"`
-	HumanLabel   *bool                 `parquet:"human_label,optional"`
-	HumanScore   *float64              `parquet:"human_score,optional"`
-	Scorer       string                `parquet:"scorer"`
-}
-
-type fieldLabelsRow struct {
-	FieldLabels *string `parquet:"field_labels,optional"`
-}
-
-// fillRows reads from r until p is full or r ends.
-func fillRows(r *parquet.GenericReader[fieldLabelsRow], p []fieldLabelsRow) (int, error) {
-	n := 0
-	for n < len(p) {
-		m, err := r.Read(p[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-		if m == 0 {
-			return n, io.ErrNoProgress
-		}
-	}
-	return n, nil
+	DialogID     string                 `parquet:"dialog_id"`
+	TurnNo       int64                  `parquet:"turn_no"`
+	Kind         string                 `parquet:"kind"`
+	Pass         bool                   `parquet:"pass"`
+	FailedChecks []string               `parquet:"failed_checks,list"`
+	FieldScores  []rundir.FieldScoreRow `parquet:"field_scores,list"`
+	Structure    string                 `parquet:"structure"`
+	GoldToolID   *string                `parquet:"gold_tool_id,optional"`
+	GoldAction   *string                `parquet:"gold_action,optional"`
+	GoldArgs     *string                `parquet:"gold_args,optional"`
+	PredictArgs  *string                `parquet:"predict_args,optional"`
+	GoldResponse *string                `parquet:"gold_response,optional"`
+	PredResponse *string                `parquet:"predict_response,optional"`
+	HumanLabel   *bool                  `parquet:"human_label,optional"`
+	HumanScore   *float64               `parquet:"human_score,optional"`
+	Scorer       string                 `parquet:"scorer"`
+	FieldLabels  *string                `parquet:"field_labels,optional"`
 }
 
 // scorerDecided reports whether a compared value's outcome came from the
 // similarity scorer: semantic comparisons, and $any alternatives that were
 // compared semantically (they carry the threshold they were held to).
-func scorerDecided(fs batch.FieldScoreRow) bool {
+func scorerDecided(fs rundir.FieldScoreRow) bool {
 	return fs.Method == metrics.MethodSemantic || (fs.Method == metrics.MethodAny && fs.Threshold != 0 && fs.Score != 1)
 }
 
@@ -299,7 +203,7 @@ func SubMetricOf(kind, field string) string {
 	return metrics.SubTruthResponse
 }
 
-func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, file []*labelEntry, path string, row int) error {
+func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, path string, row int) error {
 	hasLabel, label := t.HumanLabel != nil, t.HumanLabel != nil && *t.HumanLabel
 	hasScore, score := t.HumanScore != nil, 0.0
 	if hasScore {
@@ -319,8 +223,8 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 			fieldEntries = append(fieldEntries, e)
 		}
 	}
-	if fieldLabels != nil && strings.TrimSpace(*fieldLabels) != "" {
-		es, err := parseFieldLabels(*fieldLabels)
+	if t.FieldLabels != nil && strings.TrimSpace(*t.FieldLabels) != "" {
+		es, err := parseFieldLabels(*t.FieldLabels)
 		if err != nil {
 			return rowError(path, row, 0, FieldLabelsColumn, err.Error(),
 				`write a JSON object from field to judgement, e.g. {"city": true, "date": false}`, ErrValue)
@@ -345,7 +249,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 		return rowError(path, row, 0, "human_score", fmt.Sprintf("%s has human_score %v", ref, score),
 			"give a finite number or leave it empty", ErrValue)
 	}
-	field := func(fs batch.FieldScoreRow) string {
+	field := func(fs rundir.FieldScoreRow) string {
 		if t.Kind == string(metrics.KindAction) {
 			return fs.Field
 		}
@@ -378,7 +282,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 	if len(fieldEntries) > 0 || (!hasLabel && !hasScore) {
 		return nil // field labels are more precise than the turn's: they replace it for fitting
 	}
-	var decided []batch.FieldScoreRow
+	var decided []rundir.FieldScoreRow
 	other := t.Structure == string(metrics.OutcomeFail)
 	for _, c := range t.FailedChecks {
 		other = other || nonScorerChecks[c]
@@ -413,7 +317,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, fieldLabels *string, f
 
 // findField finds a turn's compared value by full path, or by the path
 // without its "tool.action." prefix.
-func findField(t *turnView, key string) (batch.FieldScoreRow, bool) {
+func findField(t *turnView, key string) (rundir.FieldScoreRow, bool) {
 	for _, fs := range t.FieldScores {
 		if fs.Field == key {
 			return fs, true
@@ -423,7 +327,7 @@ func findField(t *turnView, key string) (batch.FieldScoreRow, bool) {
 	if t.GoldToolID != nil && t.GoldAction != nil {
 		prefix = *t.GoldToolID + "." + *t.GoldAction + "."
 	}
-	var hit []batch.FieldScoreRow
+	var hit []rundir.FieldScoreRow
 	for _, fs := range t.FieldScores {
 		if (prefix != "" && fs.Field == prefix+key) || (prefix == "" && strings.HasSuffix(fs.Field, "."+key) && strings.Count(fs.Field, ".") == 2+strings.Count(key, ".")) {
 			hit = append(hit, fs)
@@ -432,7 +336,7 @@ func findField(t *turnView, key string) (batch.FieldScoreRow, bool) {
 	if len(hit) == 1 {
 		return hit[0], true
 	}
-	return batch.FieldScoreRow{}, false
+	return rundir.FieldScoreRow{}, false
 }
 
 func parseFieldLabels(s string) ([]*labelEntry, error) {

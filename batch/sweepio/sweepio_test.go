@@ -17,45 +17,80 @@ import (
 	"testing"
 
 	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/rundir"
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-func actionTurn(dialog string, turn int64, pass bool, label *bool, scores ...batch.FieldScoreRow) batch.TurnRow {
-	return batch.TurnRow{DialogID: dialog, TurnNo: turn, PredictTurnNo: turn, Role: "Tool", Kind: "action", Pass: pass,
+func actionTurn(dialog string, turn int64, pass bool, label *bool, scores ...rundir.FieldScoreRow) rundir.TurnRow {
+	return rundir.TurnRow{DialogID: dialog, TurnNo: turn, PredictTurnNo: turn, Role: "Tool", Kind: "action", Pass: pass,
 		FieldScores: scores, Structure: "pass", Completeness: "pass", Truthfulness: "pass",
 		GoldToolID: ptr("crm"), GoldAction: ptr("find"), HumanLabel: label, Threshold: 0.5, Scorer: "lexical"}
 }
 
-func sem(field string, score float64) batch.FieldScoreRow {
-	return batch.FieldScoreRow{Field: field, Method: metrics.MethodSemantic, Score: score, Threshold: 0.5, Pass: score >= 0.5}
+func sem(field string, score float64) rundir.FieldScoreRow {
+	return rundir.FieldScoreRow{Field: field, Method: metrics.MethodSemantic, Score: score, Threshold: 0.5, Pass: score >= 0.5}
 }
 
-func exact(field string) batch.FieldScoreRow {
-	return batch.FieldScoreRow{Field: field, Method: metrics.MethodExact, Score: 1, Pass: true}
+func exact(field string) rundir.FieldScoreRow {
+	return rundir.FieldScoreRow{Field: field, Method: metrics.MethodExact, Score: 1, Pass: true}
 }
 
+// turnWithLabels is a turns.parquet row with the field_labels column
+// carried through from the golden dataset.
+type turnWithLabels struct {
+	rundir.TurnRow
+	FieldLabels *string `parquet:"field_labels,optional"`
+}
+
+// writeRun writes a complete run directory (turns.parquet, dialogs.parquet
+// and summary.json, as rundir.Open requires) holding rows: []rundir.TurnRow,
+// or []fieldLabelledTurn for a run with a field_labels column.
 func writeRun(t *testing.T, rows any) string {
 	t.Helper()
 	dir := t.TempDir()
-	var err error
+	var turns []turnWithLabels
 	switch r := rows.(type) {
-	case []batch.TurnRow:
-		err = parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), r)
+	case []rundir.TurnRow:
+		for _, tr := range r {
+			turns = append(turns, turnWithLabels{TurnRow: tr})
+		}
 	case []fieldLabelledTurn:
-		err = parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), r)
+		for _, f := range r {
+			turns = append(turns, turnWithLabels{FieldLabels: f.FieldLabels, TurnRow: rundir.TurnRow{DialogID: f.DialogID, TurnNo: f.TurnNo,
+				Kind: f.Kind, Pass: f.Pass, FieldScores: f.FieldScores, GoldToolID: f.GoldToolID, GoldAction: f.GoldAction, HumanLabel: f.HumanLabel}})
+		}
+	}
+	var err error
+	if _, ok := rows.([]fieldLabelledTurn); ok {
+		err = parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), turns)
+	} else {
+		plain := make([]rundir.TurnRow, len(turns))
+		for i := range turns {
+			plain[i] = turns[i].TurnRow
+		}
+		err = parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), plain)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := json.Marshal(batch.Summary{Version: 1, Scorer: "lexical", Thresholds: metrics.Thresholds{Version: 1, Threshold: 0.5}})
-	if err := os.WriteFile(filepath.Join(dir, batch.SummaryFile), s, 0o644); err != nil {
+	var dialogs []rundir.DialogRow
+	for i, tr := range turns {
+		if i == 0 || turns[i-1].DialogID != tr.DialogID {
+			dialogs = append(dialogs, rundir.DialogRow{DialogID: tr.DialogID})
+		}
+	}
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.DialogsFile), dialogs); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := json.Marshal(rundir.Summary{Version: rundir.SummaryVersion, Scorer: "lexical", Thresholds: metrics.Thresholds{Version: 1, Threshold: 0.5},
+		Turns: len(turns), Dialogs: len(dialogs)})
+	if err := os.WriteFile(filepath.Join(dir, rundir.SummaryFile), s, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -65,9 +100,9 @@ func writeRun(t *testing.T, rows any) string {
 // says pass when the lowest similarity is >= 0.6, with a few errors), one
 // exact-only labelled turn, one labelled structure failure and one
 // labelled response turn per dialog.
-func calibrationRun() []batch.TurnRow {
+func calibrationRun() []rundir.TurnRow {
 	r := rand.New(rand.NewPCG(9, 9))
-	var rows []batch.TurnRow
+	var rows []rundir.TurnRow
 	for d := range 40 {
 		id := fmt.Sprintf("d%02d", d)
 		for k := int64(1); k <= 3; k++ {
@@ -83,21 +118,21 @@ func calibrationRun() []batch.TurnRow {
 		bad.Structure, bad.FailedChecks = "fail", []string{string(metrics.ReasonActionMismatch)}
 		rows = append(rows, bad)
 		s := r.Float64()
-		rows = append(rows, batch.TurnRow{DialogID: id, TurnNo: 6, Role: "Agent", Kind: "response", Pass: s >= 0.5,
-			FieldScores: []batch.FieldScoreRow{sem("response", s)}, HumanLabel: ptr(s >= 0.55), HumanScore: ptr(s * 5), Scorer: "lexical"})
+		rows = append(rows, rundir.TurnRow{DialogID: id, TurnNo: 6, Role: "Agent", Kind: "response", Pass: s >= 0.5,
+			FieldScores: []rundir.FieldScoreRow{sem("response", s)}, HumanLabel: ptr(s >= 0.55), HumanScore: ptr(s * 5), Scorer: "lexical"})
 		rows = append(rows, actionTurn(id, 7, true, nil, sem("crm.find.city", 0.7))) // unlabelled
 	}
 	return rows
 }
 
 func TestReadRunChoosesScores(t *testing.T) {
-	rows := []batch.TurnRow{
+	rows := []rundir.TurnRow{
 		actionTurn("a", 1, true, ptr(true), sem("crm.find.city", 0.9), sem("crm.find.name", 0.7), exact("crm.find.limit")),
 		actionTurn("a", 2, true, ptr(true), exact("crm.find.limit")),
-		actionTurn("b", 1, false, ptr(false), sem("crm.find.city", 0.3), batch.FieldScoreRow{Field: "crm.find.n", Method: metrics.MethodTyped, Score: 0, Pass: false}),
+		actionTurn("b", 1, false, ptr(false), sem("crm.find.city", 0.3), rundir.FieldScoreRow{Field: "crm.find.n", Method: metrics.MethodTyped, Score: 0, Pass: false}),
 		actionTurn("b", 2, false, nil, sem("crm.find.city", 0.2)),
 		{DialogID: "c", TurnNo: 1, Kind: "response", Role: "Agent", Pass: true, HumanScore: ptr(4.0),
-			FieldScores: []batch.FieldScoreRow{sem("response", 0.8), sem("response.clause[0]", 0.6)}},
+			FieldScores: []rundir.FieldScoreRow{sem("response", 0.8), sem("response.clause[0]", 0.6)}},
 	}
 	in, info, err := ReadRun(context.Background(), writeRun(t, rows), RunOptions{})
 	if err != nil {
@@ -129,7 +164,7 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 func TestLabelsFile(t *testing.T) {
-	rows := []batch.TurnRow{
+	rows := []rundir.TurnRow{
 		actionTurn("a", 1, true, ptr(true), sem("crm.find.city", 0.9), sem("crm.find.name", 0.7)),
 		actionTurn("a", 2, true, nil, sem("crm.find.city", 0.4), exact("crm.find.limit")),
 	}
@@ -162,7 +197,7 @@ func TestLabelsFile(t *testing.T) {
 		field         string
 	}{
 		{"turn not in run", "dialog_id,turn_no,label\na,1,1\nzz,9,0\n", ErrUnknownTurn, "l.csv", 1, 3, "dialog_id"},
-		{"field not in turn", "dialog_id,turn_no,field,label\na,1,nope,1\n", ErrUnknownField, batch.TurnsFile, 0, 0, "field"},
+		{"field not in turn", "dialog_id,turn_no,field,label\na,1,nope,1\n", ErrUnknownField, rundir.TurnsFile, 0, 0, "field"},
 		{"no turn_no column", "dialog_id,label\na,1\n", ErrColumn, "l.csv", -1, 0, "turn_no"},
 		{"no label or score column", "dialog_id,turn_no\na,1\n", ErrColumn, "l.csv", -1, 0, "label"},
 		{"bad label", "dialog_id,turn_no,label\na,1,maybe\n", ErrValue, "l.csv", 0, 2, "label"},
@@ -190,25 +225,25 @@ func TestLabelsFile(t *testing.T) {
 	}
 }
 
-// fieldLabelledTurn is a turns.parquet row with the field_labels column
-// carried through from the golden dataset (and fewer columns than TurnRow).
+// fieldLabelledTurn is the part of a turns.parquet row with a field_labels
+// column that the field-label tests set (writeRun fills in the rest).
 type fieldLabelledTurn struct {
-	DialogID    string                `parquet:"dialog_id"`
-	TurnNo      int64                 `parquet:"turn_no"`
-	Kind        string                `parquet:"kind"`
-	Pass        bool                  `parquet:"pass"`
-	FieldScores []batch.FieldScoreRow `parquet:"field_scores,list"`
-	GoldToolID  *string               `parquet:"gold_tool_id,optional"`
-	GoldAction  *string               `parquet:"gold_action,optional"`
-	HumanLabel  *bool                 `parquet:"human_label,optional"`
-	FieldLabels *string               `parquet:"field_labels,optional"`
+	DialogID    string                 `parquet:"dialog_id"`
+	TurnNo      int64                  `parquet:"turn_no"`
+	Kind        string                 `parquet:"kind"`
+	Pass        bool                   `parquet:"pass"`
+	FieldScores []rundir.FieldScoreRow `parquet:"field_scores,list"`
+	GoldToolID  *string                `parquet:"gold_tool_id,optional"`
+	GoldAction  *string                `parquet:"gold_action,optional"`
+	HumanLabel  *bool                  `parquet:"human_label,optional"`
+	FieldLabels *string                `parquet:"field_labels,optional"`
 }
 
 func TestFieldLabelsColumn(t *testing.T) {
 	var rows []fieldLabelledTurn
 	for i := range 1200 { // more than one read batch
 		rows = append(rows, fieldLabelledTurn{DialogID: fmt.Sprint("d", i/3), TurnNo: int64(i%3 + 1), Kind: "action", Pass: true,
-			FieldScores: []batch.FieldScoreRow{sem("crm.find.city", 0.8), sem("crm.find.name", 0.6)},
+			FieldScores: []rundir.FieldScoreRow{sem("crm.find.city", 0.8), sem("crm.find.name", 0.6)},
 			GoldToolID:  ptr("crm"), GoldAction: ptr("find")})
 	}
 	rows[0].FieldLabels = ptr(`{"city": true, "crm.find.name": false}`)
@@ -234,19 +269,22 @@ func TestFieldLabelsColumn(t *testing.T) {
 }
 
 func TestReadRunBadDir(t *testing.T) {
-	if _, _, err := ReadRun(context.Background(), t.TempDir(), RunOptions{}); !errors.Is(err, ErrRun) {
+	if _, _, err := ReadRun(context.Background(), t.TempDir(), RunOptions{}); !errors.Is(err, rundir.ErrIncomplete) || !errors.Is(err, badinput.ErrInvalid) {
 		t.Errorf("empty dir: %v", err)
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, batch.TurnsFile), []byte("not parquet"), 0o644)
-	if _, _, err := ReadRun(context.Background(), dir, RunOptions{}); !errors.Is(err, ErrRun) {
+	if _, _, err := ReadRun(context.Background(), filepath.Join(t.TempDir(), "nope"), RunOptions{}); !errors.Is(err, rundir.ErrNotRun) {
+		t.Errorf("missing dir: %v", err)
+	}
+	dir := writeRun(t, calibrationRun())
+	os.WriteFile(filepath.Join(dir, rundir.TurnsFile), []byte("not parquet"), 0o644)
+	if _, _, err := ReadRun(context.Background(), dir, RunOptions{}); !errors.Is(err, rundir.ErrCorrupt) || !strings.Contains(err.Error(), rundir.TurnsFile) {
 		t.Errorf("garbage turns.parquet: %v", err)
 	}
-	dir = t.TempDir()
-	parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), []struct {
+	dir = writeRun(t, calibrationRun())
+	parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), []struct {
 		X int `parquet:"x"`
 	}{{1}})
-	if _, _, err := ReadRun(context.Background(), dir, RunOptions{}); !errors.Is(err, ErrRun) {
+	if _, _, err := ReadRun(context.Background(), dir, RunOptions{}); !errors.Is(err, rundir.ErrCorrupt) {
 		t.Errorf("wrong schema: %v", err)
 	}
 }
@@ -538,7 +576,7 @@ func FuzzParsePairs(f *testing.F) {
 // ten carries a human label.
 func BenchmarkReadRun(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
-	rows := make([]batch.TurnRow, 200_000)
+	rows := make([]rundir.TurnRow, 200_000)
 	for i := range rows {
 		var label *bool
 		if i%10 == 0 {
@@ -549,7 +587,7 @@ func BenchmarkReadRun(b *testing.B) {
 		rows[i].PredictArgs = ptr(`{"city": "NYC", "limit": 5}`)
 	}
 	dir := b.TempDir()
-	if err := parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), rows); err != nil {
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), rows); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()

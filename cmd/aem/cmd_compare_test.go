@@ -14,8 +14,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/batch/compareio"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics/compare"
 )
 
@@ -41,13 +41,13 @@ func TestCompareFlags(t *testing.T) {
 func writeCompareRun(t *testing.T, dir string, n, failFrom int) string {
 	t.Helper()
 	os.MkdirAll(dir, 0o755)
-	var turns []batch.TurnRow
-	var dialogs []batch.DialogRow
+	var turns []rundir.TurnRow
+	var dialogs []rundir.DialogRow
 	for d := range n {
 		id := fmt.Sprintf("d%03d", d)
-		dr := batch.DialogRow{DialogID: id, TurnCount: 5, TestPass: true, Score: 1, SuccessRate: 1}
+		dr := rundir.DialogRow{DialogID: id, TurnCount: 5, TestPass: true, Score: 1, SuccessRate: 1}
 		for tn := int64(1); tn <= 5; tn++ {
-			tr := batch.TurnRow{DialogID: id, TurnNo: tn, Kind: "response", Structure: "n/a", Completeness: "pass", Truthfulness: "pass", Pass: true}
+			tr := rundir.TurnRow{DialogID: id, TurnNo: tn, Kind: "response", Structure: "n/a", Completeness: "pass", Truthfulness: "pass", Pass: true}
 			if tn <= 2 {
 				tool, action := "sales", "report"
 				tr.Kind, tr.Structure, tr.GoldToolID, tr.GoldAction = "action", "pass", &tool, &action
@@ -61,14 +61,14 @@ func writeCompareRun(t *testing.T, dir string, n, failFrom int) string {
 		}
 		dialogs = append(dialogs, dr)
 	}
-	if err := parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), turns); err != nil {
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.TurnsFile), turns); err != nil {
 		t.Fatal(err)
 	}
-	if err := parquet.WriteFile(filepath.Join(dir, batch.DialogsFile), dialogs); err != nil {
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.DialogsFile), dialogs); err != nil {
 		t.Fatal(err)
 	}
-	sum, _ := json.Marshal(batch.Summary{Version: 1, Scorer: "lexical", Dataset: "sha256:x", Turns: len(turns), Dialogs: len(dialogs)})
-	if err := os.WriteFile(filepath.Join(dir, batch.SummaryFile), sum, 0o644); err != nil {
+	sum, _ := json.Marshal(rundir.Summary{Version: 1, Scorer: "lexical", Dataset: "sha256:x", Turns: len(turns), Dialogs: len(dialogs)})
+	if err := os.WriteFile(filepath.Join(dir, rundir.SummaryFile), sum, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -141,12 +141,12 @@ func TestCompareCommandErrors(t *testing.T) {
 		t.Errorf("alpha 0: err = %v, want a usage error", err)
 	}
 	missing := filepath.Join(root, "nope")
-	if _, _, err := runCompareArgs(t, base, missing); !errors.Is(err, compareio.ErrNotRunDir) || !strings.Contains(err.Error(), missing) {
+	if _, _, err := runCompareArgs(t, base, missing); !errors.Is(err, rundir.ErrNotRun) || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing dir: err = %v", err)
 	}
 	other := writeCompareRun(t, filepath.Join(root, "v2"), 5, -1)
-	sum, _ := json.Marshal(batch.Summary{Version: 1, Scorer: "embed:use-lite", Dataset: "sha256:x", Turns: 25, Dialogs: 5})
-	os.WriteFile(filepath.Join(other, batch.SummaryFile), sum, 0o644)
+	sum, _ := json.Marshal(rundir.Summary{Version: 1, Scorer: "embed:use-lite", Dataset: "sha256:x", Turns: 25, Dialogs: 5})
+	os.WriteFile(filepath.Join(other, rundir.SummaryFile), sum, 0o644)
 	if _, _, err := runCompareArgs(t, base, other); !errors.Is(err, compare.ErrMismatch) {
 		t.Errorf("mismatch: err = %v", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/rundir"
 )
 
 type mergeOptions struct {
@@ -44,7 +44,7 @@ EXAMPLES
 				if o.out == "" {
 					return usagef(lookup("merge"), "merge needs an output directory: -o OUTDIR")
 				}
-				sum, err := batch.MergeWith(ctx, batch.MergeOptions{WorkDir: o.workDir}, o.out, args...)
+				sum, err := rundir.Merge(ctx, rundir.MergeOptions{WorkDir: o.workDir}, o.out, args...)
 				if err != nil {
 					return err
 				}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/rundir"
 )
 
 type runOptions struct {
@@ -127,9 +128,9 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	return nil
 }
 
-func (o runOptions) shardSpec() (batch.Shard, error) {
+func (o runOptions) shardSpec() (rundir.Shard, error) {
 	if o.shard != "" {
-		return batch.ParseShard(o.shard)
+		return rundir.ParseShard(o.shard)
 	}
 	s, _, err := batch.ShardFromEnv()
 	return s, err
@@ -150,7 +151,7 @@ func (n unsortedNotice) UnsortedFallback(u golden.UnsortedInfo) {
 }
 
 // printRunSummary prints the run's headline figures on stdout.
-func printRunSummary(env *Env, s *batch.Summary, out string) {
+func printRunSummary(env *Env, s *rundir.Summary, out string) {
 	w := env.Stdout
 	fmt.Fprintf(w, "scored %d turns in %d dialogs with %s\n", s.Turns, s.Dialogs, s.Scorer)
 	fmt.Fprintf(w, "correctness %.3f (%d/%d turns pass); dialogs passing %.3f; mean dialog score %.3f\n",
@@ -167,10 +168,10 @@ func printRunSummary(env *Env, s *batch.Summary, out string) {
 			fmt.Fprintf(w, "  %-30s %5d  (%d / %d)\n", r, c.Total, c.RootCause, c.Cascade)
 		}
 	}
-	fmt.Fprintf(w, "wrote %s/{%s,%s,%s}\n", strings.TrimSuffix(out, "/"), batch.TurnsFile, batch.DialogsFile, batch.SummaryFile)
+	fmt.Fprintf(w, "wrote %s/{%s,%s,%s}\n", strings.TrimSuffix(out, "/"), rundir.TurnsFile, rundir.DialogsFile, rundir.SummaryFile)
 }
 
-func sortedReasonKeys(m map[string]batch.ReasonCount) []string {
+func sortedReasonKeys(m map[string]rundir.ReasonCount) []string {
 	keys := slices.Collect(maps.Keys(m))
 	// Most frequent first, then by name.
 	slices.SortFunc(keys, func(a, b string) int {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/batch/rundir"
 )
 
 type showOptions struct {
@@ -31,9 +33,10 @@ Show prints any Parquet file (a golden dataset, turns.parquet, dialogs.parquet,
 sweep.parquet, compare.parquet) as JSON Lines on stdout, one object per row
 with the columns in file order, so it can be read without other tools.
 
-PATH may also be a run directory written by 'aem run': without --dialog it
-prints summary.json; with --dialog it prints that dialog's summary in the
-compact form of the AEM write-up.
+PATH may also be a run directory written by 'aem run' (a local directory or
+a URL such as s3://bucket/runs/nightly): without --dialog it prints
+summary.json; with --dialog it prints that dialog's summary in the compact
+form of the AEM write-up. An incomplete run is refused (exit status 3).
 
 EXAMPLES
 	aem show out/turns.parquet --limit 5
@@ -57,21 +60,24 @@ EXAMPLES
 var compactColumns = []string{"success_rate", "test_pass", "first_failure_turn", "root_cause", "root_cause_count", "cascading_count"}
 
 func runShow(ctx context.Context, env *Env, o showOptions, path string) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
 	opts := batch.ShowOptions{DialogID: o.dialog, Limit: o.limit}
-	if info.IsDir() {
-		if o.dialog == "" {
-			return printSummary(env, filepath.Join(path, batch.SummaryFile))
+	file := path
+	if info, err := os.Stat(path); location.IsURL(path) || err == nil && info.IsDir() {
+		// A run directory: read through rundir, which refuses an incomplete run.
+		rd, err := rundir.Open(ctx, path, rundir.OpenOptions{})
+		if err != nil {
+			return err
 		}
-		path = filepath.Join(path, batch.DialogsFile)
+		defer rd.Close()
+		if o.dialog == "" {
+			return printSummary(env, filepath.Join(rd.Dir(), rundir.SummaryFile))
+		}
+		file = filepath.Join(rd.Dir(), rundir.DialogsFile)
 		opts.Columns = compactColumns
-	} else if o.dialog != "" && filepath.Base(path) == batch.DialogsFile {
+	} else if o.dialog != "" && filepath.Base(path) == rundir.DialogsFile {
 		opts.Columns = compactColumns
 	}
-	n, err := batch.WriteJSONLines(ctx, path, env.Stdout, opts)
+	n, err := batch.WriteJSONLines(ctx, file, env.Stdout, opts)
 	if err != nil {
 		return err
 	}

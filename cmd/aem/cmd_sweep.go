@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/batch/sweepio"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
@@ -134,7 +134,7 @@ EXAMPLES
 			if (o.pairs == "") != (len(args) == 1) || len(args) > 1 {
 				return usagef(c, "give one RUN_DIR, or --pairs FILE without RUN_DIR")
 			}
-			if batch.IsURL(o.out) {
+			if location.IsURL(o.out) {
 				return usagef(c, "-o %s: sweep writes to a local directory; copy it to the object store afterwards", o.out)
 			}
 			opts, err := o.calibration()
@@ -188,7 +188,7 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		sum.Mode, sum.Input, sum.Scorer, sum.Run = "run", args[0], info.Scorer, info
 		if o.out == "" {
 			o.out = filepath.Join(args[0], "sweep")
-			if batch.IsURL(args[0]) {
+			if location.IsURL(args[0]) {
 				o.out = "sweep"
 			}
 		}

@@ -13,9 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
-
-	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/batch/sweepio"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
@@ -71,17 +69,17 @@ func writeLabelledRun(t *testing.T, label func(s float64, r *rand.Rand) bool) st
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(1, 2))
 	tool, action := "crm", "find"
-	var rows []batch.TurnRow
+	var rows []rundir.TurnRow
 	for d := range 30 {
 		for k := int64(1); k <= 4; k++ {
 			s := r.Float64()
 			label := label(s, r)
-			rows = append(rows, batch.TurnRow{DialogID: fmt.Sprintf("d%02d", d), TurnNo: k, Kind: "action", Role: "Tool", Pass: s >= 0.5,
+			rows = append(rows, rundir.TurnRow{DialogID: fmt.Sprintf("d%02d", d), TurnNo: k, Kind: "action", Role: "Tool", Pass: s >= 0.5,
 				Structure: "pass", GoldToolID: &tool, GoldAction: &action, HumanLabel: &label, Scorer: "lexical",
-				FieldScores: []batch.FieldScoreRow{{Field: "crm.find.city", Method: "semantic", Score: s, Threshold: 0.5, Pass: s >= 0.5}}})
+				FieldScores: []rundir.FieldScoreRow{{Field: "crm.find.city", Method: "semantic", Score: s, Threshold: 0.5, Pass: s >= 0.5}}})
 		}
 	}
-	if err := parquet.WriteFile(filepath.Join(dir, batch.TurnsFile), rows); err != nil {
+	if _, err := rundir.WriteRows(dir, rundir.Summary{Scorer: "lexical"}, rows, nil); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -195,8 +193,8 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"run dir and pairs", []string{"x", "--pairs", "p.csv"}, true, nil},
 		{"bad objective", []string{"x", "--objective", "auc"}, true, nil},
 		{"output to a URL", []string{"x", "-o", "s3://bucket/sweep"}, true, nil},
-		{"incomplete remote run", []string{"file://" + filepath.ToSlash(t.TempDir())}, false, batch.ErrIncompleteRun},
-		{"not a run", []string{t.TempDir()}, false, sweepio.ErrRun},
+		{"incomplete remote run", []string{"file://" + filepath.ToSlash(t.TempDir())}, false, rundir.ErrIncomplete},
+		{"not a run", []string{t.TempDir()}, false, rundir.ErrIncomplete},
 		{"one class", []string{writeSweepRun(t, true)}, false, sweep.ErrOneClass},
 		{"unknown scorer", []string{"--pairs", "../../batch/sweepio/testdata/pairs.csv", "--scorer", "magic", "-o", t.TempDir()}, false, nil},
 	}

@@ -1,13 +1,40 @@
-package batch
+package rundir
 
-import "github.com/aem-dev/aem/metrics"
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
 
-// File names inside a run directory written by `aem run`.
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/aem-dev/aem/batch/golden"
+)
+
+// File names inside a run directory.
 const (
 	TurnsFile   = "turns.parquet"
 	DialogsFile = "dialogs.parquet"
 	SummaryFile = "summary.json"
+	// OrdinalsFile is written by a sharded run: one OrdinalRow per dialog,
+	// which Merge needs to rebuild the files of a single run.
+	OrdinalsFile = "ordinals.parquet"
+	// CheckpointDir holds the checkpoint of an unfinished run (package
+	// batch writes it); its presence without summary.json means "resume
+	// me".
+	CheckpointDir = ".aem-run"
 )
+
+// Files names the three Parquet files that hold dialogs: the
+// turns.parquet, dialogs.parquet and ordinals.parquet of a run directory,
+// or the parts of a checkpoint, which have the same schemas.
+type Files struct {
+	Turns, Dialogs, Ordinals string
+}
+
+// FilesIn returns the files of the run directory dir.
+func FilesIn(dir string) Files {
+	return Files{Turns: filepath.Join(dir, TurnsFile), Dialogs: filepath.Join(dir, DialogsFile), Ordinals: filepath.Join(dir, OrdinalsFile)}
+}
 
 // FieldScoreRow is one compared value inside a TurnRow.
 type FieldScoreRow struct {
@@ -87,59 +114,82 @@ type DialogRow struct {
 	LatencyMS        *float64 `parquet:"latency_ms,optional" json:"latency_ms"`
 }
 
-// Summary is summary.json: run-level totals and the settings a run was
-// made with. Compare refuses to pair runs whose Scorer, Thresholds or
-// Dataset differ.
-type Summary struct {
-	Version int `json:"version"`
-	// Dataset identifies the golden dataset: the sha256 of the gold side of
-	// every turn in input order (predictions excluded, so two releases
-	// scored on the same golden dataset share it).
-	Dataset    string             `json:"dataset"`
-	Input      string             `json:"input"`
-	Scorer     string             `json:"scorer"`
-	Thresholds metrics.Thresholds `json:"thresholds"`
-	Settings   map[string]string  `json:"settings"`
-
-	Dialogs int `json:"dialogs"`
-	Turns   int `json:"turns"`
-	Passed  int `json:"passed"`
-
-	Correctness     float64            `json:"correctness"`
-	SubMetrics      map[string]float64 `json:"sub_metrics"` // "structure", "completeness", "truthfulness"
-	DialogPassRate  float64            `json:"dialog_pass_rate"`
-	MeanDialogScore float64            `json:"mean_dialog_score"`
-
-	// FailureReasons counts failed turns by primary reason, split by
-	// root cause and cascade.
-	FailureReasons map[string]ReasonCount `json:"failure_reasons"`
-	// ByChainBucket is correctness by action-chain bucket.
-	ByChainBucket map[string]BucketStat `json:"by_chain_bucket"`
-	// LatencyCorrelation is set when the dataset has a latency_ms column:
-	// Pearson and Spearman correlation of accumulated dialog latency with
-	// dialog score.
-	LatencyCorrelation *LatencyCorrelation `json:"latency_correlation,omitempty"`
-
-	Timings map[string]float64 `json:"timings_seconds"`
+// OrdinalRow is one row of ordinals.parquet (and of a checkpoint part's
+// index): where a dialog was in the input, how many turns.parquet rows it
+// has and the digest of its gold side (see Summary.Dataset).
+type OrdinalRow struct {
+	InputOrdinal int64  `parquet:"input_ordinal"`
+	DialogID     string `parquet:"dialog_id"`
+	Turns        int64  `parquet:"turns"` // rows in turns.parquet
+	GoldSHA256   []byte `parquet:"gold_sha256"`
 }
 
-// ReasonCount splits the failures of one reason into root causes and cascades.
-type ReasonCount struct {
-	Total     int `json:"total"`
-	RootCause int `json:"root_cause"`
-	Cascade   int `json:"cascade"`
+// Schemas of the fixed row types.
+var (
+	turnRowSchema    = parquet.SchemaOf(TurnRow{})
+	dialogRowSchema  = parquet.SchemaOf(DialogRow{})
+	ordinalRowSchema = parquet.SchemaOf(OrdinalRow{})
+)
+
+// TurnSchema is the schema of a turns.parquet: TurnRow's columns, then the
+// input's extra columns under their original names (golden.ExtendSchema:
+// an extra column whose name collides with a TurnRow column is renamed
+// "input_<name>").
+type TurnSchema struct {
+	schema    *parquet.Schema
+	baseLeafs int  // leaf columns of TurnRow
+	extras    bool // the input has extra columns
 }
 
-// BucketStat is correctness within one action-chain bucket.
-type BucketStat struct {
-	Turns       int     `json:"turns"`
-	Passed      int     `json:"passed"`
-	Correctness float64 `json:"correctness"`
+// NewTurnSchema returns the turns.parquet schema for a dataset with these
+// extra columns (none: TurnRow's columns only).
+func NewTurnSchema(extras []golden.ExtraColumn) (*TurnSchema, error) {
+	ts := &TurnSchema{schema: turnRowSchema, baseLeafs: len(turnRowSchema.Columns())}
+	if len(extras) == 0 {
+		return ts, nil
+	}
+	ts.schema = golden.ExtendSchema("turns", turnRowSchema, extras)
+	ts.extras = true
+	want := ts.baseLeafs
+	for _, e := range extras {
+		want += e.Leaves
+	}
+	if got := len(ts.schema.Columns()); got != want {
+		return nil, fmt.Errorf("building the turns.parquet schema: %d leaf columns, want %d", got, want)
+	}
+	return ts, nil
 }
 
-// LatencyCorrelation relates accumulated dialog latency to dialog score.
-type LatencyCorrelation struct {
-	Dialogs  int     `json:"dialogs"`
-	Pearson  float64 `json:"pearson"`
-	Spearman float64 `json:"spearman"`
+// turnSchemaOf returns the TurnSchema of an existing turns.parquet.
+func turnSchemaOf(s *parquet.Schema) *TurnSchema {
+	ts := &TurnSchema{schema: turnRowSchema, baseLeafs: len(turnRowSchema.Columns())}
+	if len(s.Columns()) > ts.baseLeafs {
+		ts.schema, ts.extras = s, true
+	}
+	return ts
+}
+
+// HasExtras reports whether rows carry extra input columns: a Dialog then
+// holds its turns as raw rows (Dialog.TurnsRaw) built with Row.
+func (ts *TurnSchema) HasExtras() bool { return ts.extras }
+
+// String describes the schema on one line (for fingerprints).
+func (ts *TurnSchema) String() string { return strings.Join(strings.Fields(ts.schema.String()), " ") }
+
+// Row builds one turns.parquet row from a TurnRow and the turn's extra
+// values (a golden.Dialog.Extra element; nil for nulls).
+func (ts *TurnSchema) Row(tr *TurnRow, extra parquet.Row) parquet.Row {
+	row := turnRowSchema.Deconstruct(nil, tr)
+	if !ts.extras {
+		return row
+	}
+	if extra == nil {
+		// Every Parquet row carries the extra columns; write nulls should a
+		// turn come without them.
+		for c := ts.baseLeafs; c < len(ts.schema.Columns()); c++ {
+			row = append(row, parquet.NullValue().Level(0, 0, c))
+		}
+		return row
+	}
+	return golden.AppendExtra(row, ts.baseLeafs, extra)
 }

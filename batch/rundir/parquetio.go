@@ -1,4 +1,4 @@
-package batch
+package rundir
 
 import (
 	"errors"
@@ -7,16 +7,30 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/aem-dev/aem/batch/badinput"
-
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 
 	"github.com/aem-dev/aem/batch/safefile"
 )
 
-// writeWrapper lets tests inject faults (a full disk) into file writes.
-type writeWrapper func(name string, w io.Writer) io.Writer
+// Wrap lets tests inject faults (a full disk) into file writes: it wraps
+// the writer of the file whose base name is name. A nil Wrap writes
+// straight through.
+type Wrap func(name string, w io.Writer) io.Writer
+
+// WriteFile writes data to path atomically (package safefile), through
+// wrap.
+func (wrap Wrap) WriteFile(path string, data []byte) error {
+	t, err := createTemp(path, wrap)
+	if err != nil {
+		return err
+	}
+	if _, err := t.Write(data); err != nil {
+		t.Abort()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return t.Commit()
+}
 
 // tempFile is an atomically written file (safefile) whose writes may
 // pass through a fault-injection wrapper.
@@ -25,7 +39,7 @@ type tempFile struct {
 	w io.Writer
 }
 
-func createTemp(final string, wrap writeWrapper) (*tempFile, error) {
+func createTemp(final string, wrap Wrap) (*tempFile, error) {
 	f, err := safefile.Create(final)
 	if err != nil {
 		return nil, err
@@ -38,19 +52,6 @@ func createTemp(final string, wrap writeWrapper) (*tempFile, error) {
 }
 
 func (t *tempFile) Write(p []byte) (int, error) { return t.w.Write(p) }
-
-// writeFileAtomic is safefile.WriteFile with a fault-injection hook.
-func writeFileAtomic(path string, data []byte, wrap writeWrapper) error {
-	t, err := createTemp(path, wrap)
-	if err != nil {
-		return err
-	}
-	if _, err := t.Write(data); err != nil {
-		t.Abort()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return t.Commit()
-}
 
 // stageRows is how many rows rowFile hands to the Parquet writer at once.
 // It is fixed so that page boundaries depend only on the row sequence, not
@@ -66,11 +67,7 @@ type rowFile struct {
 	closed bool
 }
 
-func createRowFile(path string, schema *parquet.Schema, rowGroupSize int, wrap writeWrapper) (*rowFile, error) {
-	return createRowFileCodec(path, schema, rowGroupSize, &parquet.Zstd, wrap)
-}
-
-func createRowFileCodec(path string, schema *parquet.Schema, rowGroupSize int, codec compress.Codec, wrap writeWrapper) (*rowFile, error) {
+func createRowFile(path string, schema *parquet.Schema, rowGroupSize int, codec compress.Codec, wrap Wrap) (*rowFile, error) {
 	t, err := createTemp(path, wrap)
 	if err != nil {
 		return nil, err
@@ -138,7 +135,7 @@ type typedFile[T any] struct {
 	closed bool
 }
 
-func createTypedFile[T any](path string, rowGroupSize int, codec compress.Codec, wrap writeWrapper) (*typedFile[T], error) {
+func createTypedFile[T any](path string, rowGroupSize int, codec compress.Codec, wrap Wrap) (*typedFile[T], error) {
 	t, err := createTemp(path, wrap)
 	if err != nil {
 		return nil, err
@@ -192,14 +189,14 @@ func openParquet(path string) (*parquetFile, error) {
 		return nil, err
 	}
 	var pf *parquet.File
-	err = safely(path, badinput.NoRow, func() error {
+	err = safely(path, noRow, func() error {
 		pf, err = parquet.OpenFile(f, st.Size())
 		return err
 	})
 	if err != nil {
 		f.Close()
-		if !errors.Is(err, ErrCorruptOutput) {
-			err = corruptOutput(path, badinput.NoRow, "not a readable Parquet file", err)
+		if !errors.Is(err, ErrCorrupt) {
+			err = corrupt(path, noRow, "", "not a readable Parquet file", err)
 		}
 		return nil, err
 	}
@@ -245,7 +242,7 @@ func (it *rowIter) next() (parquet.Row, error) {
 		it.i, it.n = 0, n
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				return nil, corruptOutput(it.p.path, it.index, "cannot read the row", err)
+				return nil, corrupt(it.p.path, it.index, "", "cannot read the row", err)
 			}
 			it.rows.Close()
 			it.rows = nil

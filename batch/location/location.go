@@ -1,0 +1,214 @@
+package location
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gocloud.dev/blob"
+)
+
+var urlScheme = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+
+// ErrUnreadable is returned when a location cannot be parsed, opened or
+// read (a bad URL, an unknown scheme, a failed download or upload).
+var ErrUnreadable = errors.New("cannot access location")
+
+// Location is a local path or a blob object/prefix.
+type Location struct {
+	Raw       string // as given
+	Local     string // set for local paths and file:// URLs
+	BucketURL string // for blob URLs: scheme://bucket?query
+	Key       string // object key or prefix (no leading slash)
+}
+
+// Parse parses a local path or a URL. file:// URLs become local paths.
+func Parse(s string) (Location, error) {
+	if s == "" {
+		return Location{}, fmt.Errorf("%w: empty location", ErrUnreadable)
+	}
+	if !IsURL(s) {
+		return Location{Raw: s, Local: s}, nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return Location{}, fmt.Errorf("%w: %q: %w", ErrUnreadable, s, err)
+	}
+	if u.Scheme == "file" {
+		p := u.Path
+		if u.Host != "" && u.Host != "localhost" {
+			p = u.Host + p
+		}
+		if p == "" {
+			return Location{}, fmt.Errorf("%w: %q: no path", ErrUnreadable, s)
+		}
+		return Location{Raw: s, Local: filepath.FromSlash(p)}, nil
+	}
+	bucket := u.Scheme + "://" + u.Host
+	if u.RawQuery != "" {
+		bucket += "?" + u.RawQuery
+	}
+	return Location{Raw: s, BucketURL: bucket, Key: strings.TrimLeft(u.Path, "/")}, nil
+}
+
+// IsURL reports whether s names a location by URL (scheme://...) rather
+// than by a local path. file:// URLs count: they go through the same
+// parsing as blob URLs.
+func IsURL(s string) bool { return urlScheme.MatchString(s) }
+
+// Remote reports whether l is a blob location (not a local path).
+func (l Location) Remote() bool { return l.Local == "" }
+
+// OpenBucket opens l's bucket through mux.
+func (l Location) OpenBucket(ctx context.Context, mux *blob.URLMux) (*blob.Bucket, error) {
+	b, err := mux.OpenBucket(ctx, l.BucketURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: opening bucket of %s: %w", ErrUnreadable, l.Raw, err)
+	}
+	return b, nil
+}
+
+// Download copies a blob object to a new file in dir, returning its path.
+func Download(ctx context.Context, mux *blob.URLMux, l Location, dir string) (string, error) {
+	b, err := l.OpenBucket(ctx, mux)
+	if err != nil {
+		return "", err
+	}
+	defer b.Close()
+	r, err := b.NewReader(ctx, l.Key, nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: reading %s: %w", ErrUnreadable, l.Raw, err)
+	}
+	defer r.Close()
+	f, err := os.CreateTemp(dir, "aem-download-*"+path.Ext(l.Key))
+	if err != nil {
+		return "", fmt.Errorf("downloading %s: %w", l.Raw, err)
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("%w: downloading %s: %w", ErrUnreadable, l.Raw, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("downloading %s: %w", l.Raw, err)
+	}
+	return f.Name(), nil
+}
+
+// Upload copies local files to a blob prefix, in the order given. Each
+// object becomes visible only when its upload completes; callers upload
+// summary.json last.
+func Upload(ctx context.Context, mux *blob.URLMux, dst Location, files []string) error {
+	b, err := dst.OpenBucket(ctx, mux)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	for _, f := range files {
+		if err := uploadOne(ctx, b, path.Join(dst.Key, filepath.Base(f)), f); err != nil {
+			return fmt.Errorf("%w: uploading %s to %s: %w", ErrUnreadable, filepath.Base(f), dst.Raw, err)
+		}
+	}
+	return nil
+}
+
+func uploadOne(ctx context.Context, b *blob.Bucket, key, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.NewWriter(wctx, key, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, f); err != nil {
+		cancel() // abort: the object is not created
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// Delete removes objects (ignoring those that do not exist).
+func Delete(ctx context.Context, mux *blob.URLMux, dst Location, names []string) error {
+	b, err := dst.OpenBucket(ctx, mux)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var errs []error
+	for _, n := range names {
+		key := path.Join(dst.Key, n)
+		if ok, err := b.Exists(ctx, key); err == nil && ok {
+			if err := b.Delete(ctx, key); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// StagingDir is the local directory standing for a remote output location;
+// it is stable per URL so that a resumed run finds its checkpoint.
+func StagingDir(workDir string, l Location) string {
+	h := sha256.Sum256([]byte(l.Raw))
+	return filepath.Join(workDir, "aem-stage-"+hex.EncodeToString(h[:8]))
+}
+
+// FetchDir makes the files of a run directory available locally: a local
+// directory is used as is; for a blob prefix the named files that exist are
+// downloaded to a new temporary directory, removed by cleanup.
+func FetchDir(ctx context.Context, mux *blob.URLMux, l Location, workDir string, names []string) (dir string, cleanup func(), err error) {
+	if !l.Remote() {
+		return l.Local, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp(workDir, "aem-fetch-*")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	b, err := l.OpenBucket(ctx, mux)
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	defer b.Close()
+	for _, n := range names {
+		key := path.Join(l.Key, n)
+		ok, err := b.Exists(ctx, key)
+		if err != nil {
+			cleanup()
+			return "", nil, fmt.Errorf("%w: %s/%s: %w", ErrUnreadable, l.Raw, n, err)
+		}
+		if !ok {
+			continue
+		}
+		f, err := os.Create(filepath.Join(tmp, n))
+		if err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		err = b.Download(ctx, key, f, nil)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			cleanup()
+			return "", nil, fmt.Errorf("%w: downloading %s/%s: %w", ErrUnreadable, l.Raw, n, err)
+		}
+	}
+	return tmp, cleanup, nil
+}

@@ -1,0 +1,53 @@
+// Package rundir owns the run directory that `aem run` writes and `aem
+// show`, `aem sweep`, `aem compare`, `aem merge` and reports read: its
+// files, their row types, the one writer, the one reader with its
+// completeness rule, and merging the outputs of shards.
+//
+// # Layout
+//
+//	turns.parquet     one TurnRow per scored turn, in input order, then the
+//	                  input's extra columns (TurnSchema)
+//	dialogs.parquet   one DialogRow per dialog, in input order
+//	summary.json      Summary: totals, settings, timings; written last, its
+//	                  presence marks the directory complete
+//	ordinals.parquet  sharded runs only: one OrdinalRow per dialog (input
+//	                  position, gold digest), which Merge needs
+//	.aem-run/         the checkpoint of an unfinished run (package batch)
+//
+// The Parquet files use zstd and real list and optional types, so DuckDB,
+// pyarrow and Spark read them; rows are numbered from 0 as DuckDB's
+// file_row_number.
+//
+// # Writing
+//
+// [Create] starts a [Writer] on a set of [Files]; [Writer.Add] appends one
+// [Dialog] (its turns, its dialog row, its ordinal); [Writer.CommitData]
+// renames the Parquet files into place (each was written under a temporary
+// name through package safefile: fsync, rename, fsync the directory); then
+// [WriteSummary] writes summary.json. A directory without summary.json is
+// never read as a run. The bytes of turns.parquet and dialogs.parquet
+// depend only on the row sequence (rows reach the Parquet writer in fixed
+// batches), which is what makes resumed, merged and multi-worker runs
+// byte-identical to a single uninterrupted one. The checkpoint parts of
+// package batch are written by the same Writer.
+//
+// # Reading
+//
+// [Open] opens a local directory or a gocloud.dev/blob URL (remote files
+// are downloaded to a temporary directory first) and applies one
+// completeness rule, documented on Open; [Run.Turns], [Run.Dialogs] and
+// [ReadTurns] (decoding only the columns a reader needs) iterate over the
+// rows. Every refusal is a *badinput.RowError wrapping
+// badinput.ErrInvalid (exit status 3) and one of [ErrNotRun],
+// [ErrIncomplete], [ErrCorrupt] or [ErrShardMismatch], naming the location,
+// the file, the row and the column when there is one, and the fix.
+//
+// # Adding a column
+//
+// Add a field to TurnRow or DialogRow (with parquet and json tags, at the
+// end of the struct: readers check that a file starts with the columns of
+// the row type, so an older file without the new column is refused with a
+// message, not misread) and fill it where package batch converts verdicts
+// into rows (batch/rows.go). Summary fields go in summary.go; bump
+// SummaryVersion only for a change old readers would misread.
+package rundir

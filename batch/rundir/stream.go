@@ -1,0 +1,100 @@
+package rundir
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// DialogReader reads the dialogs of a (turns, dialogs, ordinals) file
+// triple in file order, as raw rows: Merge reads shard outputs with it and
+// package batch the parts of a checkpoint. A DialogReader is for use by one
+// goroutine.
+type DialogReader struct {
+	files                    []*parquetFile
+	turns, dialogs, ordinals *rowIter
+	n                        int64
+}
+
+// OpenDialogs opens files. A missing file is ErrIncomplete.
+func OpenDialogs(files Files) (*DialogReader, error) {
+	r := &DialogReader{}
+	for _, p := range []string{files.Turns, files.Dialogs, files.Ordinals} {
+		f, err := openParquet(p)
+		if err != nil {
+			r.Close()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, incomplete(p, "", "missing", "rerun 'aem run' to write it", err)
+			}
+			return nil, err
+		}
+		r.files = append(r.files, f)
+	}
+	r.turns, r.dialogs, r.ordinals = newRowIter(r.files[0]), newRowIter(r.files[1]), newRowIter(r.files[2])
+	return r, nil
+}
+
+// Next returns the next dialog (with RowRaw and TurnsRaw set) or io.EOF.
+func (r *DialogReader) Next() (*Dialog, error) {
+	turnsPath, dialogsPath, ordinalsPath := r.files[0].path, r.files[1].path, r.files[2].path
+	raw, err := r.ordinals.Next()
+	if errors.Is(err, io.EOF) {
+		if _, err := r.dialogs.Next(); !errors.Is(err, io.EOF) {
+			return nil, corrupt(dialogsPath, r.n, "", "more rows than "+ordinalsPath, err)
+		}
+		if _, err := r.turns.Next(); !errors.Is(err, io.EOF) {
+			return nil, corrupt(turnsPath, noRow, "", "more rows than "+ordinalsPath+" lists", err)
+		}
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &Dialog{}
+	if err := ordinalRowSchema.Reconstruct(&d.Ordinal, raw); err != nil {
+		return nil, corrupt(ordinalsPath, r.n, "", "cannot decode the row", err)
+	}
+	if d.RowRaw, err = r.dialogs.Next(); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = corrupt(dialogsPath, r.n, "", "the file ends before "+ordinalsPath, nil)
+		}
+		return nil, err
+	}
+	if err := dialogRowSchema.Reconstruct(&d.Row, d.RowRaw); err != nil {
+		return nil, corrupt(dialogsPath, r.n, "", "cannot decode the row", err)
+	}
+	if d.Row.DialogID != d.Ordinal.DialogID {
+		return nil, corrupt(dialogsPath, r.n, "dialog_id", fmt.Sprintf("dialog %q where %s says %q", d.Row.DialogID, ordinalsPath, d.Ordinal.DialogID), nil)
+	}
+	d.TurnsRaw = make([]parquet.Row, d.Ordinal.Turns)
+	for i := range d.TurnsRaw {
+		if d.TurnsRaw[i], err = r.turns.Next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = corrupt(turnsPath, noRow, "", fmt.Sprintf("the file ends inside dialog %q", d.Ordinal.DialogID), nil)
+			}
+			return nil, err
+		}
+	}
+	r.n++
+	return d, nil
+}
+
+// Schema is the schema of the turns file.
+func (r *DialogReader) Schema() *parquet.Schema { return r.files[0].pf.Schema() }
+
+// Close closes the files.
+func (r *DialogReader) Close() error {
+	for _, it := range []*rowIter{r.turns, r.dialogs, r.ordinals} {
+		if it != nil {
+			it.Close()
+		}
+	}
+	var errs []error
+	for _, f := range r.files {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
+}

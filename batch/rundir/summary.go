@@ -1,0 +1,249 @@
+package rundir
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/stats"
+)
+
+// SummaryVersion is the version of summary.json this package writes.
+const SummaryVersion = 1
+
+// Summary is summary.json: run-level totals and the settings a run was
+// made with. Compare refuses to pair runs whose Scorer, Thresholds or
+// Dataset differ.
+type Summary struct {
+	Version int `json:"version"`
+	// Dataset identifies the golden dataset: the sha256 of the gold side of
+	// every turn in input order (predictions excluded, so two releases
+	// scored on the same golden dataset share it).
+	Dataset    string             `json:"dataset"`
+	Input      string             `json:"input"`
+	Scorer     string             `json:"scorer"`
+	Thresholds metrics.Thresholds `json:"thresholds"`
+	Settings   map[string]string  `json:"settings"`
+
+	Dialogs int `json:"dialogs"`
+	Turns   int `json:"turns"`
+	Passed  int `json:"passed"`
+
+	Correctness     float64            `json:"correctness"`
+	SubMetrics      map[string]float64 `json:"sub_metrics"` // "structure", "completeness", "truthfulness"
+	DialogPassRate  float64            `json:"dialog_pass_rate"`
+	MeanDialogScore float64            `json:"mean_dialog_score"`
+
+	// FailureReasons counts failed turns by primary reason, split by
+	// root cause and cascade.
+	FailureReasons map[string]ReasonCount `json:"failure_reasons"`
+	// ByChainBucket is correctness by action-chain bucket.
+	ByChainBucket map[string]BucketStat `json:"by_chain_bucket"`
+	// LatencyCorrelation is set when the dataset has a latency_ms column:
+	// Pearson and Spearman correlation of accumulated dialog latency with
+	// dialog score.
+	LatencyCorrelation *LatencyCorrelation `json:"latency_correlation,omitempty"`
+
+	Timings map[string]float64 `json:"timings_seconds"`
+}
+
+// ReasonCount splits the failures of one reason into root causes and cascades.
+type ReasonCount struct {
+	Total     int `json:"total"`
+	RootCause int `json:"root_cause"`
+	Cascade   int `json:"cascade"`
+}
+
+// BucketStat is correctness within one action-chain bucket.
+type BucketStat struct {
+	Turns       int     `json:"turns"`
+	Passed      int     `json:"passed"`
+	Correctness float64 `json:"correctness"`
+}
+
+// LatencyCorrelation relates accumulated dialog latency to dialog score.
+type LatencyCorrelation struct {
+	Dialogs  int     `json:"dialogs"`
+	Pearson  float64 `json:"pearson"`
+	Spearman float64 `json:"spearman"`
+}
+
+// summaryAcc accumulates a Summary from output rows in input order. Run,
+// resume and Merge all feed it the final rows, so they agree exactly.
+type summaryAcc struct {
+	dialogs, turns, passed int
+	testPass               int
+	scoreSum               float64
+	sub                    map[string]*[2]int // pass, applicable
+	reasons                map[string]ReasonCount
+	buckets                map[string]*BucketStat
+	lat, latScore          []float64
+	digest                 hash.Hash
+}
+
+func newSummaryAcc() *summaryAcc {
+	return &summaryAcc{
+		sub:     map[string]*[2]int{},
+		reasons: map[string]ReasonCount{},
+		buckets: map[string]*BucketStat{},
+		digest:  sha256.New(),
+	}
+}
+
+func (a *summaryAcc) addTurn(t *TurnRow) {
+	a.turns++
+	if t.Pass {
+		a.passed++
+	}
+	for name, o := range map[string]string{metrics.SubStructure: t.Structure, metrics.SubCompleteness: t.Completeness, metrics.SubTruthfulness: t.Truthfulness} {
+		switch metrics.Outcome(o) {
+		case metrics.OutcomePass, metrics.OutcomeFail:
+			c := a.sub[name]
+			if c == nil {
+				c = new([2]int)
+				a.sub[name] = c
+			}
+			c[1]++
+			if metrics.Outcome(o) == metrics.OutcomePass {
+				c[0]++
+			}
+		}
+	}
+	if !t.Pass {
+		reason := "unknown"
+		if t.FailureReason != nil {
+			reason = *t.FailureReason
+		}
+		rc := a.reasons[reason]
+		rc.Total++
+		if t.RootCause {
+			rc.RootCause++
+		} else {
+			rc.Cascade++
+		}
+		a.reasons[reason] = rc
+	}
+	if t.ChainBucket != nil {
+		b := a.buckets[*t.ChainBucket]
+		if b == nil {
+			b = &BucketStat{}
+			a.buckets[*t.ChainBucket] = b
+		}
+		b.Turns++
+		if t.Pass {
+			b.Passed++
+		}
+	}
+}
+
+func (a *summaryAcc) addDialog(d *DialogRow, goldDigest []byte) {
+	a.dialogs++
+	if d.TestPass {
+		a.testPass++
+	}
+	a.scoreSum += d.Score
+	if d.LatencyMS != nil {
+		a.lat = append(a.lat, *d.LatencyMS)
+		a.latScore = append(a.latScore, d.Score)
+	}
+	a.digest.Write(goldDigest)
+}
+
+// summary builds the Summary; header fields (Input, Scorer, Thresholds,
+// Settings, Timings) are the caller's.
+func (a *summaryAcc) summary() *Summary {
+	s := &Summary{
+		Version:        SummaryVersion,
+		Dataset:        "sha256:" + hex.EncodeToString(a.digest.Sum(nil)),
+		Dialogs:        a.dialogs,
+		Turns:          a.turns,
+		Passed:         a.passed,
+		Correctness:    ratio(a.passed, a.turns),
+		SubMetrics:     map[string]float64{},
+		DialogPassRate: ratio(a.testPass, a.dialogs),
+		FailureReasons: a.reasons,
+		ByChainBucket:  map[string]BucketStat{},
+		Settings:       map[string]string{},
+		Timings:        map[string]float64{},
+	}
+	if a.dialogs > 0 {
+		s.MeanDialogScore = a.scoreSum / float64(a.dialogs)
+	}
+	for name, c := range a.sub {
+		s.SubMetrics[name] = ratio(c[0], c[1])
+	}
+	for name, b := range a.buckets {
+		st := *b
+		st.Correctness = ratio(b.Passed, b.Turns)
+		s.ByChainBucket[name] = st
+	}
+	if p, sp, ok := correlations(a.lat, a.latScore); ok {
+		s.LatencyCorrelation = &LatencyCorrelation{Dialogs: len(a.lat), Pearson: p, Spearman: sp}
+	}
+	return s
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// correlations returns the Pearson and Spearman correlation of x and y; ok
+// is false when they are undefined (fewer than two points, or a constant
+// series).
+func correlations(x, y []float64) (pearson, spearman float64, ok bool) {
+	p, err1 := stats.Pearson(x, y)
+	s, err2 := stats.Spearman(x, y)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return p, s, true
+}
+
+// ReadSummary reads and checks the summary.json of the local run directory
+// dir. A missing file is ErrIncomplete (naming the checkpoint of an
+// unfinished run when there is one); a file that does not decode, or of
+// another version, is ErrCorrupt.
+func ReadSummary(dir string) (*Summary, error) {
+	path := filepath.Join(dir, SummaryFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, cerr := os.Stat(filepath.Join(dir, CheckpointDir)); cerr == nil {
+			return nil, incomplete(dir, SummaryFile, "the run is unfinished: it has a checkpoint but no summary.json",
+				"finish it: rerun the same 'aem run' command with --resume", err)
+		}
+		return nil, incomplete(dir, SummaryFile, "no summary.json: the run did not finish, or this is not a run directory",
+			"pass a directory written by 'aem run -o DIR', or rerun 'aem run'", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var s Summary
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return nil, corrupt(path, noRow, "", "not a valid summary.json", err)
+	}
+	if s.Version != SummaryVersion {
+		return nil, corrupt(path, noRow, "version", fmt.Sprintf("version %d, this aem reads version %d", s.Version, SummaryVersion), nil)
+	}
+	return &s, nil
+}
+
+// WriteSummary writes dir/summary.json atomically. Write it after the data
+// files are committed: its presence marks the run directory complete.
+func WriteSummary(dir string, s *Summary, wrap Wrap) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", SummaryFile, err)
+	}
+	return wrap.WriteFile(filepath.Join(dir, SummaryFile), append(data, '\n'))
+}
