@@ -40,8 +40,8 @@
 //
 // # Other models
 //
-// Pull fetches a sentence-transformers ONNX export from Hugging Face with hugot's
-// downloader, Describe derives a manifest from any model directory (pooling from
+// Pull fetches a sentence-transformers ONNX export from Hugging Face through
+// go-huggingface's cache, Describe derives a manifest from any model directory (pooling from
 // 1_Pooling/config.json, embedding size and outputs from model.onnx), and Verify
 // checks a directory against its manifest. Models are identified by the sha256 of
 // their weights. List enumerates installed models.

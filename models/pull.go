@@ -5,15 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"time"
 
 	"github.com/aem-dev/aem/batch/safefile"
 
 	"github.com/gomlx/go-huggingface/hub"
-	"github.com/knights-analytics/hugot"
 )
 
 // PullOptions tunes Pull. The zero value pulls onnx/model.onnx from the main
@@ -35,17 +37,19 @@ type PullOptions struct {
 
 var repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// Pull downloads a Hugging Face sentence-transformers ONNX export (model.onnx and
-// tokenizer.json with hugot's downloader, plus modules.json and
-// 1_Pooling/config.json when the repository has them) into dest, verifies it and
-// writes aem-model.json. The model's identity is the sha256 of its weights.
+// Pull downloads a Hugging Face sentence-transformers ONNX export into dest,
+// verifies it and writes aem-model.json. It fetches the ONNX file (installed
+// as model.onnx), tokenizer.json, and whichever of the top-level
+// configuration files the repository has (pullFiles: modules.json,
+// 1_Pooling/config.json, config.json, ...). The model's identity is the
+// sha256 of its weights.
 //
-// Files are fetched into a temporary directory beside dest and renamed into place
-// at the end, so dest never holds a partial download. The endpoint is
-// https://huggingface.co or $HF_ENDPOINT; files are cached in the Hugging Face
-// cache ($XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub). hugot's
-// downloader takes no context: files are fetched one at a time first (see
-// prefetch), and cancelling ctx takes effect between files.
+// Files go through the Hugging Face cache ($XDG_CACHE_HOME/huggingface/hub or
+// ~/.cache/huggingface/hub) with go-huggingface, one at a time with
+// opts.Attempts tries each, then are copied into a temporary directory beside
+// dest that is renamed into place at the end, so dest never holds a partial
+// download. The endpoint is https://huggingface.co or $HF_ENDPOINT.
+// Cancelling ctx takes effect between files and between tries.
 func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, error) {
 	if !repoName.MatchString(repo) {
 		return Manifest{}, fmt.Errorf("pulling %q: %w: want ORG/NAME as on huggingface.co, e.g. sentence-transformers/all-MiniLM-L6-v2", repo, ErrBadRepo)
@@ -79,48 +83,25 @@ func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, e
 		r = r.WithAuth(opts.AuthToken)
 	}
 	r.Verbosity = 0
-	if err := prefetch(ctx, r, opts.OnnxFile); err != nil {
-		return Manifest{}, fmt.Errorf("pulling %s from %s: %w (check the name, your connection and $HF_TOKEN for gated models; --onnx-file picks another export)", repo, endpoint(), err)
-	}
-
-	dl := hugot.NewDownloadOptions()
-	dl.OnnxFilePath = opts.OnnxFile
-	dl.Branch = opts.Revision
-	dl.AuthToken = opts.AuthToken
-	dl.MaxRetries = opts.Attempts
-	dl.RetryInterval = opts.RetrySeconds
-	dl.Verbose = false
-	got, err := hugot.DownloadModel(repo, tmp, dl)
+	hint := "check the name, your connection and $HF_TOKEN for gated models; --onnx-file picks another export"
+	files, err := pullList(ctx, r, opts)
 	if err != nil {
-		return Manifest{}, fmt.Errorf("pulling %s from %s: %w (check the name, your connection and $HF_TOKEN for gated models; --onnx-file picks another export)", repo, endpoint(), err)
+		return Manifest{}, fmt.Errorf("pulling %s from %s: %w (%s)", repo, endpoint(), err, hint)
 	}
-	if err := ctx.Err(); err != nil {
-		return Manifest{}, err
-	}
-	// hugot copies files by base name; the weights must be called model.onnx.
-	if base := filepath.Base(opts.OnnxFile); base != ModelFile {
-		if err := os.Rename(filepath.Join(got, base), filepath.Join(got, ModelFile)); err != nil {
-			return Manifest{}, fmt.Errorf("pulling %s: %w", repo, err)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		to := files[name]
+		if err := ctx.Err(); err != nil {
+			return Manifest{}, err
 		}
-	}
-	if _, err := os.Stat(filepath.Join(got, TokenizerFile)); err != nil {
-		return Manifest{}, fmt.Errorf("pulling %s: the repository has no tokenizer.json: %w (aem needs a fast-tokenizer export)", repo, ErrMissingFile)
-	}
-	// sentence-transformers configuration, which hugot does not copy (prefetch
-	// already put it in the cache).
-	for _, f := range []string{ModulesFile, PoolingConfigFile} {
-		if !r.HasFile(f) {
-			continue
-		}
-		p, err := r.DownloadFile(f)
+		cached, err := retry(ctx, opts, func() (string, error) { return r.DownloadFile(name) })
 		if err != nil {
-			return Manifest{}, fmt.Errorf("pulling %s: downloading %s: %w", repo, f, err)
+			return Manifest{}, fmt.Errorf("pulling %s from %s: downloading %s: %w (%s)", repo, endpoint(), name, err, hint)
 		}
-		if err := copyFile(p, filepath.Join(got, filepath.FromSlash(f))); err != nil {
+		if err := copyFile(cached, filepath.Join(tmp, filepath.FromSlash(to))); err != nil {
 			return Manifest{}, fmt.Errorf("pulling %s: %w", repo, err)
 		}
 	}
-	m, err := Describe(ctx, got, Source{Kind: "huggingface", Repo: repo, Version: opts.Revision})
+	m, err := Describe(ctx, tmp, Source{Kind: "huggingface", Repo: repo, Version: opts.Revision})
 	if err != nil {
 		return Manifest{}, fmt.Errorf("pulling %s: %w", repo, err)
 	}
@@ -128,7 +109,7 @@ func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, e
 	if err != nil {
 		return Manifest{}, err
 	}
-	if err := safefile.WriteFile(filepath.Join(got, ManifestFile), b); err != nil {
+	if err := safefile.WriteFile(filepath.Join(tmp, ManifestFile), b); err != nil {
 		return Manifest{}, err
 	}
 	if opts.Force {
@@ -136,41 +117,80 @@ func Pull(ctx context.Context, repo, dest string, opts PullOptions) (Manifest, e
 			return Manifest{}, fmt.Errorf("pulling %s: replacing %s: %w", repo, dest, err)
 		}
 	}
-	if err := os.Rename(got, dest); err != nil {
+	if err := os.Rename(tmp, dest); err != nil {
 		return Manifest{}, fmt.Errorf("pulling %s: installing into %s: %w", repo, dest, err)
 	}
 	return m, nil
 }
 
-// hugotFiles are the base names hugot.DownloadModel fetches besides the ONNX file.
-var hugotFiles = map[string]bool{"tokenizer.json": true, "special_tokens_map.json": true, "tokenizer_config.json": true,
-	"config.json": true, "genai_config.json": true, "vocab.txt": true}
+// pullFiles are the top-level files Pull takes when the repository has them,
+// besides the ONNX file and tokenizer.json: the sentence-transformers
+// configuration (pooling, modules, token cap) and the transformer's.
+var pullFiles = []string{ModulesFile, PoolingConfigFile, "sentence_bert_config.json", "config.json",
+	"tokenizer_config.json", "special_tokens_map.json", "vocab.txt"}
 
-// prefetch downloads into the Hugging Face cache, one file at a time, every file
-// hugot.DownloadModel will ask for plus the sentence-transformers configuration,
-// so that hugot then only validates the repository and copies from the cache.
-// One at a time because go-huggingface v0.3.1 (under hugot) updates its progress
-// counters without a lock when it downloads several files at once (a data race
-// the race detector reports), and so that ctx is honoured between files.
-func prefetch(ctx context.Context, r *hub.Repo, onnxFile string) error {
-	var want []string
-	for name, err := range r.IterFileNames() {
-		if err != nil {
-			return err
+// pullList lists the repository's files (with opts.Attempts tries) and
+// returns what to download: repository path -> path in the model directory.
+// The ONNX file and tokenizer.json must be there.
+func pullList(ctx context.Context, r *hub.Repo, opts PullOptions) (map[string]string, error) {
+	var names []string
+	_, err := retry(ctx, opts, func() (string, error) {
+		names = names[:0]
+		for name, err := range r.IterFileNames() {
+			if err != nil {
+				return "", err
+			}
+			names = append(names, name)
 		}
-		if name == onnxFile || name == ModulesFile || name == PoolingConfigFile || hugotFiles[path.Base(name)] {
-			want = append(want, name)
+		return "", nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the repository: %w", err)
+	}
+	have := map[string]bool{}
+	var onnx []string
+	for _, n := range names {
+		have[n] = true
+		if path.Ext(n) == ".onnx" {
+			onnx = append(onnx, n)
 		}
 	}
-	for _, name := range want {
-		if err := ctx.Err(); err != nil {
-			return err
+	if !have[opts.OnnxFile] {
+		if len(onnx) == 0 {
+			return nil, fmt.Errorf("%w: the repository has no .onnx file (aem needs an ONNX export)", ErrMissingFile)
 		}
-		if _, err := r.DownloadFile(name); err != nil {
-			return fmt.Errorf("downloading %s: %w", name, err)
+		return nil, fmt.Errorf("%w: the repository has no %s; its ONNX files: %v", ErrMissingFile, opts.OnnxFile, onnx)
+	}
+	if !have[TokenizerFile] {
+		return nil, fmt.Errorf("the repository has no tokenizer.json: %w (aem needs a fast-tokenizer export)", ErrMissingFile)
+	}
+	files := map[string]string{opts.OnnxFile: ModelFile, TokenizerFile: TokenizerFile}
+	for _, f := range pullFiles {
+		if have[f] {
+			files[f] = f
 		}
 	}
-	return nil
+	return files, nil
+}
+
+// retry runs f up to opts.Attempts times, opts.RetrySeconds apart, until it
+// succeeds or ctx ends.
+func retry(ctx context.Context, opts PullOptions, f func() (string, error)) (string, error) {
+	var err error
+	for i := range opts.Attempts {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(time.Duration(opts.RetrySeconds) * time.Second):
+			}
+		}
+		var s string
+		if s, err = f(); err == nil {
+			return s, nil
+		}
+	}
+	return "", err
 }
 
 func endpoint() string {

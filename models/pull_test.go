@@ -18,7 +18,7 @@ import (
 )
 
 // fakeHub serves one repository the way huggingface.co does for the endpoints
-// hugot's downloader and go-huggingface use: the revision info and
+// go-huggingface uses: the revision info and
 // /ORG/NAME/resolve/COMMIT/FILE with an ETag.
 func fakeHub(t *testing.T, repo string, files map[string][]byte) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
@@ -84,7 +84,7 @@ func TestPull(t *testing.T) {
 	if man.ID != repo+"@sha256:"+hex.EncodeToString(s[:]) {
 		t.Errorf("ID = %s, want the sha256 of the weights", man.ID)
 	}
-	for _, f := range []string{ModelFile, TokenizerFile, ModulesFile, PoolingConfigFile, ManifestFile} {
+	for _, f := range []string{ModelFile, TokenizerFile, ModulesFile, PoolingConfigFile, ManifestFile, "config.json"} {
 		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(f))); err != nil {
 			t.Errorf("%s not installed: %v", f, err)
 		}
@@ -127,7 +127,9 @@ func TestPullErrors(t *testing.T) {
 	}{
 		{"bad name", "not-a-repo", nil, PullOptions{}, "want ORG/NAME", ErrBadRepo},
 		{"path traversal", "../etc", nil, PullOptions{}, "want ORG/NAME", ErrBadRepo},
-		{"no onnx", "acme/none", map[string][]byte{"tokenizer.json": []byte(tinyTokenizer)}, PullOptions{}, "pulling acme/none", nil},
+		{"no onnx", "acme/none", map[string][]byte{"tokenizer.json": []byte(tinyTokenizer)}, PullOptions{}, "no .onnx file", ErrMissingFile},
+		{"onnx elsewhere", "acme/elsewhere", map[string][]byte{"model.onnx": good, "tokenizer.json": []byte(tinyTokenizer)},
+			PullOptions{}, "no onnx/model.onnx; its ONNX files: [model.onnx]", ErrMissingFile},
 		{"no tokenizer", "acme/notok", map[string][]byte{"onnx/model.onnx": good}, PullOptions{}, "no tokenizer.json", ErrMissingFile},
 		{"other onnx file", "acme/other", map[string][]byte{"model.onnx": good, "tokenizer.json": []byte(tinyTokenizer)},
 			PullOptions{OnnxFile: "model.onnx"}, "", nil},
