@@ -26,6 +26,8 @@
 //	weight            float or double           no        weight for the "weighted" composition (>= 0; null = 1)
 //	critical          boolean                   no        a failure caps the dialog score under "gating" (null = false)
 //	latency_ms        float or double           no        latency of the turn (>= 0)
+//	gold_no_call      boolean                   no        true: gold says no tool should be called (Tool rows, gold call null)
+//	tools             string (JSON text)        no        the dialog's tool definitions (package tooldef), on its first row or on every row
 //
 // (*) The column must exist (it may hold nulls): a file without it is
 // refused, so a misnamed column is never silently read as "all null".
@@ -44,8 +46,11 @@
 // present when its response is non-null (an empty string is a present,
 // empty reply). No gold side means an unexpected turn (metrics.Turn.HasGold
 // is false); no predicted side a missing turn (HasPredict is false). A row
-// with neither side is an error. Args text must be one JSON object; numbers
-// are kept as json.Number. A null depends_on means "not given" (attribution
+// with neither side is an error; a Tool row with gold_no_call true has a
+// gold side that says no call should be made. Gold args text must be one
+// JSON object; numbers are kept as json.Number. Predicted args that are not
+// a JSON object are the agent's mistake, not bad input: they are kept as
+// text (metrics.Call.UnparsedArgs) and judged unparseable_arguments. A null depends_on means "not given" (attribution
 // infers dependencies); an empty list means "depends on nothing".
 //
 // # Column mapping
@@ -90,13 +95,25 @@
 // Each turn is {"turn_no", "turn", "gold_turn", "predict_turn", "tags",
 // "depends_on", "human_label", "human_score", "weight", "critical",
 // "latency_ms"}; gold_turn and predict_turn are {"response": "..."} or
-// {"tool_id", "action", "args"}, absent or null for an absent side. Args are
+// {"tool_id", "action", "args"}, absent or null for an absent side; a
+// gold_turn {"no_call": true} says no tool should be called. Args are
 // a JSON object or the text of one (null = {}). When "turn" is absent the
 // role is inferred: Tool if a side is a call, else Agent. Other keys of a
-// turn, and keys of a dialog object besides dialog_id and turns (as
+// turn, and keys of a dialog object besides dialog_id, turns and tools (as
 // "dialog_<key>"), are extras, typed by a first pass over the file (see
 // json_extras.go); unknown keys inside gold_turn/predict_turn are errors
 // (a typo there would change the verdict). --map does not apply to JSON.
+//
+// # Tool definitions
+//
+// A dialog's tool definitions come from its `tools` column (JSON text: an
+// array of definitions as package tooldef reads them; on the dialog's first
+// row, or the same text on every row), from a JSON dialog object's "tools"
+// key, or else from ReadOptions.Tools (`--tools FILE`); "tools": [] offers
+// none. Each distinct text is parsed once. Every gold call must fit the
+// definitions (metrics.ValidateGoldCall): a violation is a row error naming
+// the dialog, turn, field (gold_args.unit, or gold_turn.args.unit in JSON)
+// and rule. The writer stores a dialog's definitions on its first row.
 //
 // # Errors
 //

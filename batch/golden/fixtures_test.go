@@ -133,7 +133,7 @@ func TestFixtures(t *testing.T) {
 		r.Turn, r.GoldToolID, r.GoldAction, r.GoldArgs = "Tool", sp("db"), sp("q"), sp(`{"a": 1,}`)
 	}), 10)
 	writeRows(t, filepath.Join(m, "args_not_object.parquet"), row(func(r *Row) {
-		r.Turn, r.PredictToolID, r.PredictAction, r.PredictArgs = "Tool", sp("db"), sp("q"), sp(`[1, 2]`)
+		r.Turn, r.GoldToolID, r.GoldAction, r.GoldArgs = "Tool", sp("db"), sp("q"), sp(`[1, 2]`)
 	}), 10)
 	writeRows(t, filepath.Join(m, "duplicate_turn.parquet"), row(func(r *Row) { r.TurnNo = 1 }), 10)
 	writeRows(t, filepath.Join(m, "unknown_role.parquet"), row(func(r *Row) { r.Turn = "Assistant" }), 10)

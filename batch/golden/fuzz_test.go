@@ -66,7 +66,7 @@ func FuzzJSONImport(f *testing.F) {
 			format = FormatJSON
 		}
 		r := &Reader{path: "fuzz.jsonl", format: format}
-		if err := r.openJSON(bytes.NewReader(data), format); err != nil {
+		if err := r.openJSON(bytes.NewReader(data), format, newToolSource(nil)); err != nil {
 			if !errors.Is(err, badinput.ErrInvalid) {
 				t.Fatalf("Open: error not badinput.ErrInvalid: %v", err)
 			}

@@ -16,7 +16,8 @@ import (
 
 // JSON input carries its unknown keys through like Parquet's extra columns:
 // every key of a turn object that the format does not define, and every key
-// of a dialog object besides dialog_id and turns, becomes an extra column.
+// of a dialog object besides dialog_id, turns and tools, becomes an extra
+// column.
 // A dialog-level key is named "dialog_<key>" (unless it already starts with
 // "dialog_") and repeats on each of the dialog's turns. The column's type
 // is inferred from all its values in the file: string, boolean, int64 (all
@@ -183,7 +184,7 @@ func scanJSONExtras(f io.Reader, format Format) (*jsonExtras, error) {
 			continue
 		}
 		for k, v := range obj {
-			if k != "dialog_id" && k != "turns" {
+			if k != "dialog_id" && k != "turns" && k != "tools" {
 				x.observe(k, true, v)
 			}
 		}

@@ -64,9 +64,10 @@ type jsonSource struct {
 	// extras are the keys carried through as extra columns (see
 	// json_extras.go), found by a first pass over the file.
 	extras *jsonExtras
+	tools  *toolSource
 }
 
-func (r *Reader) openJSON(f io.ReadSeeker, format Format) error {
+func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) error {
 	extras, err := scanJSONExtras(f, format)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", r.path, err)
@@ -82,7 +83,7 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format) error {
 	lc := &lineCounter{r: br}
 	dec := json.NewDecoder(lc)
 	dec.UseNumber()
-	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}, extras: extras}
+	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}, extras: extras, tools: tools}
 	if format == FormatJSONL {
 		r.next = s.nextLine
 		return nil
@@ -145,7 +146,7 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format) error {
 		if err := s.expectEnd(); err != nil {
 			return Dialog{}, err
 		}
-		return assemble(s.path, id, recs)
+		return assemble(s.path, id, recs, s.tools)
 	}
 	return nil
 }
@@ -255,7 +256,14 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) (Dialog, error) 
 		}
 		recs = append(recs, rec)
 	}
-	return assemble(s.path, id, recs)
+	if v, ok := obj["tools"]; ok && !isNull(v) {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, v); err != nil {
+			return bad("tools", "tools is not valid JSON", "", err)
+		}
+		recs[0].tools = compact.String()
+	}
+	return assemble(s.path, id, recs, s.tools)
 }
 
 // jsonSide is one decoded gold_turn or predict_turn.
@@ -264,6 +272,7 @@ type jsonSide struct {
 	response *string
 	call     metrics.Call
 	isCall   bool
+	noCall   bool // gold_turn {"no_call": true}
 }
 
 // parseTurn decodes one turn object; dialog is its dialog object (nil for
@@ -292,7 +301,7 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 	}
 	t.TurnNo = int(no)
 
-	gold, serr := parseSide(obj["gold_turn"])
+	gold, serr := parseSide(obj["gold_turn"], true)
 	if serr != nil {
 		return bad("gold_turn"+serr.field, serr.problem, serr.fix, serr.err)
 	}
@@ -301,7 +310,7 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 			return bad("gold_turn.args", "bad alternatives spec", `write {"$any": [v1, v2], "$optional": true}`, err)
 		}
 	}
-	pred, serr := parseSide(obj["predict_turn"])
+	pred, serr := parseSide(obj["predict_turn"], false)
 	if serr != nil {
 		return bad("predict_turn"+serr.field, serr.problem, serr.fix, serr.err)
 	}
@@ -316,7 +325,7 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 	} else {
 		// Inferred from the shape of the turn.
 		switch {
-		case gold.isCall || pred.isCall:
+		case gold.isCall || pred.isCall || gold.noCall:
 			t.Role = metrics.RoleTool
 		case gold.present || pred.present:
 			t.Role = metrics.RoleAgent
@@ -339,6 +348,10 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 		}
 	}
 	t.HasGold, t.HasPredict = gold.present, pred.present
+	if gold.noCall && t.Role != metrics.RoleTool {
+		return bad("gold_turn.no_call", fmt.Sprintf("a %s turn has no_call", t.Role), `no_call belongs to Tool turns: set "turn": "Tool"`, nil)
+	}
+	t.GoldNoCall = gold.noCall
 	if t.Role == metrics.RoleTool {
 		t.Gold, t.Predict = gold.call, pred.call
 	} else {
@@ -420,8 +433,11 @@ type sideError struct {
 }
 
 // parseSide decodes a gold_turn/predict_turn value: absent or null is no
-// side; {"response": ...} a reply; {"tool_id", "action", "args"} a call.
-func parseSide(raw json.RawMessage) (jsonSide, *sideError) {
+// side; {"response": ...} a reply; {"tool_id", "action", "args"} a call;
+// for gold, {"no_call": true} says no call should be made. Predicted args
+// that are not a JSON object are the agent's mistake, kept in
+// Call.UnparsedArgs; gold args must be one.
+func parseSide(raw json.RawMessage, gold bool) (jsonSide, *sideError) {
 	if raw == nil || isNull(raw) {
 		return jsonSide{}, nil
 	}
@@ -451,12 +467,22 @@ func parseSide(raw json.RawMessage) (jsonSide, *sideError) {
 			side.isCall = true
 		case "args":
 			args, err := decodeArgsValue(v)
-			if err != nil {
+			switch {
+			case err != nil && gold:
 				return jsonSide{}, &sideError{field: ".args", problem: "bad args",
 					fix: `give args as a JSON object, e.g. {"city": "Paris"}, or as the text of one`, err: err}
+			case err != nil:
+				side.call.UnparsedArgs = argsText(v)
 			}
 			side.call.Args = args
 			side.isCall = true
+		case "no_call":
+			var b bool
+			if err := json.Unmarshal(v, &b); err != nil || !b || !gold {
+				return jsonSide{}, &sideError{field: ".no_call", problem: "no_call must be true, in a gold_turn",
+					fix: `write "gold_turn": {"no_call": true} when no tool should be called; a prediction without a call is "predict_turn": null`}
+			}
+			side.noCall = true
 		default:
 			return jsonSide{}, &sideError{field: "." + k, problem: fmt.Sprintf("unknown field %q", k),
 				fix: "a side has either response, or tool_id, action and args"}
@@ -465,13 +491,26 @@ func parseSide(raw json.RawMessage) (jsonSide, *sideError) {
 	if side.response != nil && side.isCall {
 		return jsonSide{}, &sideError{problem: "has both a response and a tool call", fix: "split it into two turns"}
 	}
-	if !side.isCall && side.response == nil {
+	if side.noCall && (side.isCall || side.response != nil) {
+		return jsonSide{}, &sideError{field: ".no_call", problem: "has no_call beside a call or a response", fix: `write "gold_turn": {"no_call": true} alone`}
+	}
+	if !side.isCall && side.response == nil && !side.noCall {
 		return jsonSide{}, &sideError{problem: "is an empty object", fix: `use null for an absent turn, or give {"response": ...} or {"tool_id", "action", "args"}`}
 	}
-	if side.isCall && side.call.Args == nil {
+	if side.isCall && side.call.Args == nil && side.call.UnparsedArgs == "" {
 		side.call.Args = map[string]any{}
 	}
 	return side, nil
+}
+
+// argsText is args that are not a JSON object, as the agent wrote them:
+// the text of a JSON string, else the JSON itself.
+func argsText(v json.RawMessage) string {
+	var txt string
+	if json.Unmarshal(v, &txt) == nil {
+		return txt
+	}
+	return string(bytes.TrimSpace(v))
 }
 
 // decodeArgsValue accepts args as a JSON object, as the text of one, or null (no args).

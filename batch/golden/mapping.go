@@ -26,6 +26,8 @@ const (
 	ColWeight          = "weight"
 	ColCritical        = "critical"
 	ColLatencyMS       = "latency_ms"
+	ColGoldNoCall      = "gold_no_call"
+	ColTools           = "tools"
 )
 
 // colKind is the logical type a canonical column must have.
@@ -89,6 +91,8 @@ var columns = []column{
 	{ColWeight, kindFloat, false},
 	{ColCritical, kindBool, false},
 	{ColLatencyMS, kindFloat, false},
+	{ColGoldNoCall, kindBool, false},
+	{ColTools, kindString, false},
 }
 
 // Slots of the canonical columns (indexes into columns).
@@ -111,6 +115,8 @@ const (
 	slotWeight
 	slotCritical
 	slotLatencyMS
+	slotGoldNoCall
+	slotTools
 	numSlots
 )
 

@@ -79,7 +79,7 @@ func (r *Reader) openParquet(ctx context.Context, f *os.File, opts ReadOptions) 
 	}
 	if unsorted == nil {
 		rows := src.rows(ctx)
-		r.next = groupConsecutive(r.path, rows)
+		r.next = groupConsecutive(r.path, rows, newToolSource(opts.Tools))
 		return nil
 	}
 	if opts.RequireSorted {
@@ -96,7 +96,7 @@ func (r *Reader) openParquet(ctx context.Context, f *os.File, opts ReadOptions) 
 	if err != nil {
 		return err
 	}
-	r.next = groupConsecutive(r.path, recs)
+	r.next = groupConsecutive(r.path, recs, newToolSource(opts.Tools))
 	return nil
 }
 
@@ -501,6 +501,13 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 
 	goldResp, hasGoldResp := s.str(slotGoldResponse)
 	predResp, hasPredResp := s.str(slotPredictResponse)
+	if text, ok := s.str(slotTools); ok {
+		rec.tools = text
+	}
+	noCall, _ := s.bool(slotGoldNoCall)
+	if noCall && role != metrics.RoleTool {
+		return bad(ColGoldNoCall, fmt.Sprintf("gold_no_call is true on a %s turn", role), "set gold_no_call only on Tool turns", nil)
+	}
 	if role == metrics.RoleTool {
 		var err error
 		var errCol string
@@ -508,14 +515,19 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 		if err != nil {
 			return bad(errCol, "bad args JSON", "store args as the text of a JSON object, e.g. {\"city\": \"Paris\"}", err)
 		}
-		if t.HasGold {
+		if noCall && t.HasGold {
+			return bad(ColGoldNoCall, "gold_no_call is true but the row has a gold call", "leave gold_tool_id, gold_action and gold_args null when no call is expected", nil)
+		}
+		t.HasGold, t.GoldNoCall = t.HasGold || noCall, noCall
+		if t.HasGold && !noCall {
 			if err := metrics.ValidateGoldArgs(t.Gold.Args); err != nil {
 				return bad(ColGoldArgs, "bad alternatives spec", `write {"$any": [v1, v2], "$optional": true}`, err)
 			}
 		}
-		t.HasPredict, t.Predict, errCol, err = s.call(slotPredictToolID, slotPredictAction, slotPredictArgs)
+		t.HasPredict, t.Predict, _, err = s.call(slotPredictToolID, slotPredictAction, slotPredictArgs)
 		if err != nil {
-			return bad(errCol, "bad args JSON", "store args as the text of a JSON object, e.g. {\"city\": \"Paris\"}", err)
+			// The agent's malformed output: judged unparseable_arguments.
+			t.Predict.UnparsedArgs, err = s.argsText(slotPredictArgs), nil
 		}
 		if !t.HasGold && !t.HasPredict {
 			fix := "set gold_tool_id/gold_action/gold_args or predict_tool_id/predict_action/predict_args"
@@ -575,11 +587,19 @@ func (s *parquetSource) call(toolSlot, actionSlot, argsSlot int) (bool, metrics.
 	if !hasTool && !hasAction && !hasArgs {
 		return false, metrics.Call{}, "", nil
 	}
+	c := metrics.Call{ToolID: tool, Action: action}
 	args, err := DecodeArgs(argsText)
 	if err != nil {
-		return false, metrics.Call{}, columns[argsSlot].name, err
+		return true, c, columns[argsSlot].name, err
 	}
-	return true, metrics.Call{ToolID: tool, Action: action, Args: args}, "", nil
+	c.Args = args
+	return true, c, "", nil
+}
+
+// argsText is the args column's text, kept as it is.
+func (s *parquetSource) argsText(slot int) string {
+	text, _ := s.str(slot)
+	return text
 }
 
 func (s *parquetSource) value(slot int) (parquet.Value, bool) {
@@ -691,7 +711,7 @@ func (s *parquetSource) intList(slot int) ([]int, error) {
 // groupConsecutive turns a stream of rows into dialogs, cutting where the
 // dialog_id changes. The input must have each dialog's rows contiguous
 // (checked by detect, or ensured by the spill sorter).
-func groupConsecutive(path string, next func() (turnRec, error)) func(context.Context) (Dialog, error) {
+func groupConsecutive(path string, next func() (turnRec, error), tools *toolSource) func(context.Context) (Dialog, error) {
 	var held *turnRec
 	eof := false
 	return func(ctx context.Context) (Dialog, error) {
@@ -726,6 +746,6 @@ func groupConsecutive(path string, next func() (turnRec, error)) func(context.Co
 			}
 			recs = append(recs, rec)
 		}
-		return assemble(path, id, recs)
+		return assemble(path, id, recs, tools)
 	}
 }

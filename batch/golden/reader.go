@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/tooldef"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -36,6 +37,9 @@ type ReadOptions struct {
 	BatchRows int
 	// Hook receives notices (the unsorted fallback); nil means NoopHook.
 	Hook Hook
+	// Tools are the tool definitions offered in every dialog that does not
+	// give its own (a `tools` column or key); nil for none (--tools FILE).
+	Tools *tooldef.Set
 }
 
 // Hook receives notices from a Reader. Implementations must not block for long.
@@ -140,7 +144,7 @@ func Open(ctx context.Context, path string, opts ReadOptions) (*Reader, error) {
 		if len(opts.Mapping) > 0 {
 			err = fmt.Errorf("%w: %s: --map applies to Parquet input only; JSON input uses the field names of the AEM write-up", ErrBadMapping, path)
 		} else {
-			err = r.openJSON(f, format)
+			err = r.openJSON(f, format, newToolSource(opts.Tools))
 		}
 	}
 	if err != nil {
@@ -271,11 +275,14 @@ type turnRec struct {
 	// row locates.
 	jsonPath string
 	extra    parquet.Row
+	// tools is the tool definitions' JSON text the row carries; "" for none.
+	tools string
 }
 
 // assemble orders a dialog's turns by turn_no and checks the dialog-level
-// rules: no duplicate turn_no, depends_on naming earlier turns of the dialog.
-func assemble(file, id string, recs []turnRec) (Dialog, error) {
+// rules: no duplicate turn_no, depends_on naming earlier turns of the
+// dialog, tool definitions (see toolSource) that every gold call fits.
+func assemble(file, id string, recs []turnRec, tools *toolSource) (Dialog, error) {
 	slices.SortStableFunc(recs, func(a, b turnRec) int { return a.turn.TurnNo - b.turn.TurnNo })
 	d := Dialog{Dialog: metrics.Dialog{ID: id, Turns: make([]metrics.Turn, len(recs))}, Rows: make([]int64, len(recs))}
 	hasExtra := false
@@ -308,6 +315,9 @@ func assemble(file, id string, recs []turnRec) (Dialog, error) {
 					"list only turn_no values of earlier turns of the same dialog in depends_on", nil)
 			}
 		}
+	}
+	if err := tools.resolve(file, &d, recs); err != nil {
+		return Dialog{}, err
 	}
 	return d, nil
 }

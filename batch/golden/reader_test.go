@@ -227,7 +227,7 @@ func TestMalformed(t *testing.T) {
 		"missing_columns.parquet": {sentinel: ErrMissingColumn, text: []string{"gold_response", "predict_args", "expected_arguments", "--map"}},
 		"wrong_type.parquet":      {sentinel: ErrMissingColumn, text: []string{"turn_no", "int32 or int64", "STRING"}},
 		"bad_args.parquet":        {sentinel: ErrInvalidRow, row: 1, column: "gold_args", text: []string{"bad args JSON", "invalid character", "fix:"}},
-		"args_not_object.parquet": {sentinel: ErrInvalidRow, row: 1, column: "predict_args", text: []string{"must be a JSON object, got an array"}},
+		"args_not_object.parquet": {sentinel: ErrInvalidRow, row: 1, column: "gold_args", text: []string{"must be a JSON object, got an array"}},
 		"duplicate_turn.parquet":  {sentinel: ErrInvalidRow, row: 1, column: "turn_no", text: []string{"duplicate turn_no 1", "row 0"}},
 		"unknown_role.parquet":    {sentinel: ErrInvalidRow, row: 1, column: "turn", text: []string{`"Assistant"`, "Agent"}},
 		"negative_weight.parquet": {sentinel: ErrInvalidRow, row: 1, column: "weight", text: []string{"-1"}},

@@ -33,6 +33,10 @@ type Row struct {
 	Weight          *float64 `parquet:"weight,optional"`
 	Critical        bool     `parquet:"critical"`
 	LatencyMS       *float64 `parquet:"latency_ms,optional"`
+	GoldNoCall      *bool    `parquet:"gold_no_call,optional"`
+	// Tools is the dialog's tool definitions (a JSON array), on its first
+	// row only.
+	Tools *string `parquet:"tools,optional"`
 }
 
 // RowOf converts a turn to its golden row. Args are stored as EncodeArgs
@@ -51,7 +55,9 @@ func RowOf(t metrics.Turn) (Row, error) {
 		r.DependsOn = deps
 	}
 	if t.Role == metrics.RoleTool {
-		if t.HasGold {
+		if t.GoldNoCall {
+			r.GoldNoCall = ptr(true)
+		} else if t.HasGold {
 			args, err := EncodeArgs(t.Gold.Args)
 			if err != nil {
 				return Row{}, fmt.Errorf("encoding gold args of turn %d of dialog %q: %w", t.TurnNo, t.DialogID, err)
@@ -59,9 +65,12 @@ func RowOf(t metrics.Turn) (Row, error) {
 			r.GoldToolID, r.GoldAction, r.GoldArgs = ptr(t.Gold.ToolID), ptr(t.Gold.Action), &args
 		}
 		if t.HasPredict {
-			args, err := EncodeArgs(t.Predict.Args)
-			if err != nil {
-				return Row{}, fmt.Errorf("encoding predicted args of turn %d of dialog %q: %w", t.TurnNo, t.DialogID, err)
+			args := t.Predict.UnparsedArgs // the agent's malformed output, kept as it was
+			if args == "" {
+				var err error
+				if args, err = EncodeArgs(t.Predict.Args); err != nil {
+					return Row{}, fmt.Errorf("encoding predicted args of turn %d of dialog %q: %w", t.TurnNo, t.DialogID, err)
+				}
 			}
 			r.PredictToolID, r.PredictAction, r.PredictArgs = ptr(t.Predict.ToolID), ptr(t.Predict.Action), &args
 		}
@@ -160,6 +169,9 @@ func (w *Writer) WriteDialog(d Dialog) error {
 		r, err := RowOf(t)
 		if err != nil {
 			return err
+		}
+		if len(w.rows) == 0 && d.Tools != nil {
+			r.Tools = ptr(string(d.Tools.JSON()))
 		}
 		w.rows = append(w.rows, r)
 	}
