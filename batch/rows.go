@@ -103,7 +103,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 	for i, fs := range v.FieldScores {
 		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass}
 	}
-	if gold.HasGold {
+	if gold.HasGold && !gold.GoldNoCall {
 		switch gold.Kind() {
 		case metrics.KindAction:
 			args, err := golden.EncodeArgs(gold.Gold.Args)
@@ -118,9 +118,12 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 	if pred.HasPredict {
 		switch pred.Kind() {
 		case metrics.KindAction:
-			args, err := golden.EncodeArgs(pred.Predict.Args)
-			if err != nil {
-				return rundir.TurnRow{}, fmt.Errorf("encoding predicted args: %w", err)
+			args := pred.Predict.UnparsedArgs // the agent's malformed output, as it was
+			if args == "" {
+				var err error
+				if args, err = golden.EncodeArgs(pred.Predict.Args); err != nil {
+					return rundir.TurnRow{}, fmt.Errorf("encoding predicted args: %w", err)
+				}
 			}
 			tr.PredictToolID, tr.PredictAction, tr.PredictArgs = &pred.Predict.ToolID, &pred.Predict.Action, &args
 		case metrics.KindResponse:
@@ -161,7 +164,8 @@ func reasons(rs []metrics.Reason) []string {
 }
 
 // goldDigest hashes the gold side of every turn of a dialog: IDs, roles,
-// gold outputs, tags, dependencies, weight and criticality. Predictions,
+// gold outputs (a gold "no call" too), tags, dependencies, weight and
+// criticality, and the dialog's tool definitions. Predictions,
 // human labels and latencies are left out, so two systems scored on the
 // same golden dataset share it. Fields are length-prefixed.
 func goldDigest(d *golden.Dialog) ([32]byte, error) {
@@ -214,6 +218,13 @@ func goldDigest(d *golden.Dialog) ([32]byte, error) {
 		} else {
 			h.Write([]byte{0})
 		}
+		if t.GoldNoCall {
+			str("no_call") // absent from datasets without it, so their digests stay as they were
+		}
+	}
+	if d.Tools != nil {
+		str("tools")
+		str(string(d.Tools.JSON()))
 	}
 	var out [32]byte
 	h.Sum(out[:0])

@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"slices"
 
 	"github.com/aem-dev/aem/metrics"
@@ -26,6 +28,10 @@ func settingsOf(cfg metrics.Config, o Options) map[string]string {
 	}
 	if len(o.ReadOptions.Mapping) > 0 {
 		s["mapping"] = o.ReadOptions.Mapping.String()
+	}
+	if t := o.ReadOptions.Tools; t != nil {
+		sum := sha256.Sum256(t.JSON())
+		s["tools"] = fmt.Sprintf("%d definitions, sha256:%x", t.Len(), sum)
 	}
 	return s
 }

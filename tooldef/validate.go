@@ -217,6 +217,9 @@ func (t *Tool) validateArgs(args map[string]any, budget int) []Violation {
 // when the tool takes no parameters. Its keys are closed unless it sets
 // OpenObject.
 func (t *Tool) Args() *Schema {
+	if t == nil {
+		return &Schema{}
+	}
 	p := t.Parameters
 	for p != nil && p.Ref != nil && p.Properties == nil {
 		p = p.Ref

@@ -11,39 +11,68 @@ import (
 type importOptions struct {
 	out     string
 	mapping string
+	tools   string
+	from    string
+	answers string
+	results string
 }
 
 func (o *importOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "o", "", "output golden dataset (.parquet)")
 	fs.StringVar(&o.out, "out", "", "same as -o")
 	fs.StringVar(&o.mapping, "map", "", "column mapping when INPUT is Parquet with other column names: canonical=theirs,...")
+	fs.StringVar(&o.tools, "tools", "", toolsFlagHelp)
+	fs.StringVar(&o.from, "from", "", "source format: bfcl (the Berkeley Function Calling Leaderboard's question files); default: a golden dataset")
+	fs.StringVar(&o.answers, "answers", "", "with --from bfcl: the possible-answer file (default: possible_answer/<INPUT's name> beside INPUT)")
+	fs.StringVar(&o.results, "results", "", "with --from bfcl: a model's result files, comma-separated, as the predictions (default: none)")
 }
 
 func cmdImport() *Command {
 	return &Command{
 		Name:      "import",
-		UsageLine: "import INPUT -o OUT.parquet [--map canonical=theirs,...]",
+		UsageLine: "import INPUT -o OUT.parquet [--map canonical=theirs,...] [--tools FILE] | import --from bfcl QUESTIONS... -o OUT.parquet [--results FILE,...]",
 		Short:     "convert the write-up's JSON (or a mapped Parquet) into a golden Parquet dataset",
 		Long: `
 Import converts a golden dataset into aem's Parquet layout, one row per
 turn. INPUT is the AEM write-up's JSON: a JSON array of turns (one dialog,
 named after the file) or JSON Lines of {"dialog_id": ..., "turns": [...]}.
 A Parquet INPUT with other column names is rewritten with the canonical
-names (--map). The output appears only when the whole input is valid.
+names (--map). --tools FILE gives the tool definitions of every dialog
+that has none; they are stored in the tools column. The output appears
+only when the whole input is valid.
+
+With --from bfcl, INPUT is one or more BFCL question files (JSON Lines of
+{"id", "question", "function"}); each entry becomes a dialog with its
+functions as tool definitions, its possible answer as the gold calls
+($any alternatives, "" as $optional) and, with --results, the model's
+calls as predictions. Entries whose possible answer BFCL's own checker can
+never pass are left out and listed on stderr.
 
 EXAMPLES
 	aem import datasets/example/golden.jsonl -o golden.parquet
 	aem import theirs.parquet --map gold_args=expected_arguments -o golden.parquet
+	aem import golden.jsonl --tools tools.json -o golden.parquet
+	aem import --from bfcl BFCL_v4_live_simple.json BFCL_v4_live_multiple.json --results result.json -o bfcl.parquet
 `,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			var o importOptions
 			o.addFlags(fs)
 			return func(ctx context.Context, args []string) error {
-				if len(args) != 1 {
-					return usagef(lookup("import"), "import takes exactly one INPUT, got %d", len(args))
-				}
 				if o.out == "" {
 					return usagef(lookup("import"), "import needs an output file: -o OUT.parquet")
+				}
+				switch o.from {
+				case "bfcl":
+					if len(args) == 0 || o.tools != "" || o.mapping != "" {
+						return usagef(lookup("import"), "import --from bfcl takes one or more question files, and neither --tools nor --map")
+					}
+					return runImportBFCL(ctx, env, o, args)
+				case "":
+				default:
+					return usagef(lookup("import"), "unknown --from %q: use bfcl, or leave it out for a golden dataset", o.from)
+				}
+				if len(args) != 1 || o.answers != "" || o.results != "" {
+					return usagef(lookup("import"), "import takes exactly one INPUT (got %d); --answers and --results need --from bfcl", len(args))
 				}
 				return runImport(ctx, env, o, args[0])
 			}
@@ -56,7 +85,11 @@ func runImport(ctx context.Context, env *Env, o importOptions, input string) err
 	if err != nil {
 		return err
 	}
-	r, err := golden.Open(ctx, input, golden.ReadOptions{Mapping: mapping})
+	tools, err := readTools(o.tools)
+	if err != nil {
+		return err
+	}
+	r, err := golden.Open(ctx, input, golden.ReadOptions{Mapping: mapping, Tools: tools})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ type runOptions struct {
 	metric        metricOptions
 	scorer        scorerOptions
 	mapping       string
+	tools         string
 	workers       int
 	resume        bool
 	shard         string
@@ -34,6 +35,7 @@ func (o *runOptions) addFlags(fs *flag.FlagSet) {
 	o.metric.addFlags(fs)
 	o.scorer.addFlags(fs)
 	fs.StringVar(&o.mapping, "map", "", "column mapping for files with other column names: canonical=theirs,... e.g. gold_args=expected_arguments")
+	fs.StringVar(&o.tools, "tools", "", toolsFlagHelp)
 	fs.IntVar(&o.workers, "workers", 0, "scoring workers (0: one per core)")
 	fs.BoolVar(&o.resume, "resume", false, "continue the unfinished run checkpointed in the output directory")
 	fs.StringVar(&o.shard, "shard", "", "evaluate only shard I of N (I/N, 0-based); default from JOB_COMPLETION_INDEX/JOB_COMPLETIONS when set")
@@ -65,6 +67,7 @@ EXAMPLES
 	aem run golden.parquet -o out --threshold 0.6 --workers 2
 	aem run theirs.parquet -o out --map gold_args=expected_arguments,turn=role
 	aem run golden.parquet -o out --thresholds sweep/thresholds.json
+	aem run bfcl.parquet -o out --tools tools.json
 	aem run golden.parquet -o out --resume
 	aem run s3://bucket/golden.parquet -o s3://bucket/runs/nightly --shard 0/8
 `,
@@ -97,6 +100,10 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	if err != nil {
 		return err
 	}
+	tools, err := readTools(o.tools)
+	if err != nil {
+		return err
+	}
 	sc, err := o.scorer.open(ctx, env)
 	if err != nil {
 		return err
@@ -118,6 +125,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 			RequireSorted: o.requireSorted,
 			SpillDir:      o.spillDir,
 			Hook:          unsortedNotice{env: env, quiet: o.quiet},
+			Tools:         tools,
 		},
 	}
 	sum, err := batch.Run(ctx, opts)

@@ -14,10 +14,10 @@ import (
 	"github.com/aem-dev/aem/tooldef"
 )
 
-// Converted is one BFCL entry as a golden dialog, with the tools it offers.
+// Converted is one BFCL entry as a golden dialog (Dialog.Tools holds the
+// definitions it offers) and the repairs its definitions needed.
 type Converted struct {
 	Dialog  metrics.Dialog
-	Tools   *tooldef.Set
 	Repairs []Repair
 }
 
@@ -74,16 +74,25 @@ const OrderTag = "OrderInvariant_calls"
 // as User turns, then one Tool turn per expected call (action = function
 // name, no tool id; gold args with $any/$optional for BFCL's acceptable
 // values, "" meaning optional), predicted calls paired with them in order
-// (extra ones are unexpected turns). A definition is repaired (Repair) where
-// the entry's own answer breaks it; an entry that cannot pass BFCL's own
-// checker is a *SkipError. Irrelevance entries are not converted yet.
+// (extra ones are unexpected turns). An irrelevance entry (no answer: the
+// right answer is no call) has one Tool turn whose gold says no call
+// (metrics.Turn.GoldNoCall), any predicted call on it or after it. A
+// definition is repaired (Repair) where the entry's own answer breaks it;
+// an entry that cannot pass BFCL's own checker is a *SkipError.
 func Convert(e Entry, pred *Prediction) (Converted, error) {
-	if e.Irrelevant() || e.Answers == nil {
-		return Converted{}, &SkipError{ID: e.ID, Reason: "irrelevance entries (the right answer is no call) are not converted yet"}
-	}
 	defs, err := decodeDefs(e)
 	if err != nil {
 		return Converted{}, err
+	}
+	if e.Answers == nil {
+		if !e.Irrelevant() {
+			return Converted{}, &SkipError{ID: e.ID, Reason: "the entry has no possible answer"}
+		}
+		tools, err := toolSet(e, defs)
+		if err != nil {
+			return Converted{}, err
+		}
+		return Converted{Dialog: dialog(e, nil, pred, tools)}, nil
 	}
 	var repairs []Repair
 	golds := make([]metrics.Call, len(e.Answers))
@@ -115,7 +124,7 @@ func Convert(e Entry, pred *Prediction) (Converted, error) {
 			return Converted{}, &SkipError{ID: e.ID, Reason: fmt.Sprintf("the answer to %s leaves out the required parameter %q", g.Action, missing)}
 		}
 	}
-	return Converted{Dialog: dialog(e, golds, pred), Tools: tools, Repairs: repairs}, nil
+	return Converted{Dialog: dialog(e, golds, pred, tools), Repairs: repairs}, nil
 }
 
 // decodeDefs decodes the entry's definitions as JSON objects.
@@ -397,13 +406,20 @@ func render(v any) string {
 // goldArgs turns an answer's parameters into gold args: a single
 // acceptable value as itself, several as {"$any": [...]}, "" among them as
 // "$optional": true, except for parameters the definition requires (BFCL's
-// checker requires them whatever the answer lists).
+// checker requires them whatever the answer lists). A parameter whose only
+// acceptable value is "" is left out of the gold call: BFCL's checker
+// passes a call that leaves it out and fails one that gives a value
+// (except, for a string, one that standardises to "").
 func goldArgs(ans PossibleCall, def map[string]any) map[string]any {
 	params, _ := def["parameters"].(map[string]any)
 	required, _ := params["required"].([]any)
 	args := make(map[string]any, len(ans.Params))
 	for k, alts := range ans.Params {
-		args[k] = goldValue(alts, slices.Contains(required, any(k)))
+		req := slices.Contains(required, any(k))
+		if !req && !slices.ContainsFunc(alts, func(a any) bool { return a != "" }) {
+			continue // "" alone: the parameter is to be left out (see goldValue)
+		}
+		args[k] = goldValue(alts, req)
 	}
 	return args
 }
@@ -459,8 +475,8 @@ func nested(a any) any {
 }
 
 // dialog builds the golden dialog: messages as User turns, then the calls.
-func dialog(e Entry, golds []metrics.Call, pred *Prediction) metrics.Dialog {
-	d := metrics.Dialog{ID: e.ID}
+func dialog(e Entry, golds []metrics.Call, pred *Prediction, tools *tooldef.Set) metrics.Dialog {
+	d := metrics.Dialog{ID: e.ID, Tools: tools}
 	add := func(t metrics.Turn) {
 		t.DialogID, t.TurnNo = e.ID, len(d.Turns)+1
 		d.Turns = append(d.Turns, t)
@@ -480,13 +496,24 @@ func dialog(e Entry, golds []metrics.Call, pred *Prediction) metrics.Dialog {
 	if pred != nil {
 		calls = pred.Calls
 	}
-	for i := range max(len(golds), len(calls)) {
+	slots := len(golds)
+	if golds == nil {
+		slots = 1 // the gold "no call"
+	}
+	for i := range max(slots, len(calls)) {
 		t := metrics.Turn{Role: metrics.RoleTool, Tags: tags}
-		if i < len(golds) {
+		switch {
+		case golds == nil && i == 0:
+			t.HasGold, t.GoldNoCall = true, true
+		case i < len(golds):
 			t.HasGold, t.Gold = true, golds[i]
 		}
 		if i < len(calls) {
-			t.HasPredict, t.Predict = true, metrics.Call{Action: calls[i].Name, Args: calls[i].Args}
+			c := calls[i]
+			t.HasPredict, t.Predict = true, metrics.Call{Action: c.Name, Args: c.Args}
+			if c.Args == nil {
+				t.Predict.UnparsedArgs = c.ArgsText
+			}
 		}
 		add(t)
 	}

@@ -32,17 +32,23 @@ func fixtures(t *testing.T) ([]Entry, map[string]Prediction) {
 // render writes a converted entry compactly: one line per turn, then the
 // repairs and, when repaired, the tools.
 func renderConverted(b *bytes.Buffer, c Converted) {
-	fmt.Fprintf(b, "dialog %s (%d tools)\n", c.Dialog.ID, c.Tools.Len())
+	fmt.Fprintf(b, "dialog %s (%d tools)\n", c.Dialog.ID, c.Dialog.Tools.Len())
 	for _, t := range c.Dialog.Turns {
 		fmt.Fprintf(b, "  %d %s tags=%v", t.TurnNo, t.Role, t.Tags)
 		if t.Role == metrics.RoleUser {
 			fmt.Fprintf(b, " %q\n", t.GoldResponse)
 			continue
 		}
-		if t.HasGold {
+		switch {
+		case t.GoldNoCall:
+			b.WriteString(" gold=no_call")
+		case t.HasGold:
 			fmt.Fprintf(b, " gold=%s%s", t.Gold.Action, mustJSON(t.Gold.Args))
 		}
-		if t.HasPredict {
+		switch {
+		case t.HasPredict && t.Predict.UnparsedArgs != "":
+			fmt.Fprintf(b, " predict=%s unparsed %q", t.Predict.Action, t.Predict.UnparsedArgs)
+		case t.HasPredict:
 			fmt.Fprintf(b, " predict=%s%s", t.Predict.Action, mustJSON(t.Predict.Args))
 		}
 		b.WriteString("\n")
@@ -51,7 +57,7 @@ func renderConverted(b *bytes.Buffer, c Converted) {
 		fmt.Fprintf(b, "  repair %s %s: %s\n", r.Kind, r.Field, r.Detail)
 	}
 	if len(c.Repairs) > 0 {
-		fmt.Fprintf(b, "  tools %s\n", c.Tools.JSON())
+		fmt.Fprintf(b, "  tools %s\n", c.Dialog.Tools.JSON())
 	}
 }
 

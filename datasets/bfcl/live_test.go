@@ -14,8 +14,9 @@ import (
 // liveDir is the team's copy of BFCL v4's live categories.
 const liveDir = "../../../shared/data/bfcl-v4-live"
 
-// liveCategories are the categories with possible answers.
-var liveCategories = []string{"simple", "multiple", "parallel", "parallel_multiple"}
+// liveCategories are BFCL v4's live categories; irrelevance has no
+// possible answers (the right answer is no call).
+var liveCategories = []string{"simple", "multiple", "parallel", "parallel_multiple", "irrelevance"}
 
 // loadLive reads every live category with its answers, or skips.
 func loadLive(t testing.TB) []Entry {
@@ -28,7 +29,10 @@ func loadLive(t testing.TB) []Entry {
 		qf := filepath.Join(liveDir, "BFCL_v4_live_"+cat+".json")
 		af := filepath.Join(liveDir, "possible_answer", "BFCL_v4_live_"+cat+".json")
 		es := mustRead(t, qf, ReadQuestions)
-		as := mustRead(t, af, ReadAnswers)
+		as := map[string][]PossibleCall{}
+		if cat != "irrelevance" {
+			as = mustRead(t, af, ReadAnswers)
+		}
 		if err := Attach(es, as, qf, af); err != nil {
 			t.Fatal(err)
 		}
@@ -114,15 +118,14 @@ func TestLiveConvert(t *testing.T) {
 			kinds[r.Kind]++
 		}
 		for _, turn := range c.Dialog.Turns {
-			if turn.Role != metrics.RoleTool {
+			if turn.Role != metrics.RoleTool || turn.GoldNoCall {
 				continue
 			}
 			if err := metrics.ValidateGoldArgs(turn.Gold.Args); err != nil {
 				t.Errorf("%s: %v", e.ID, err)
 			}
-			tool := c.Tools.Lookup(turn.Gold.Action)
-			for _, v := range tool.ValidateArgs(firstChoice(turn.Gold.Args).(map[string]any)) {
-				t.Errorf("%s: the gold call breaks its repaired definition: %s", e.ID, v)
+			if err := metrics.ValidateGoldCall(c.Dialog.Tools, turn.Gold); err != nil {
+				t.Errorf("%s: the gold call breaks its repaired definition: %v", e.ID, err)
 			}
 		}
 	}
@@ -133,30 +136,4 @@ func TestLiveConvert(t *testing.T) {
 	if want := map[string]int{RepairType: 19, RepairEnum: 29}; !maps.Equal(kinds, want) {
 		t.Errorf("repairs %v, want %v", kinds, want)
 	}
-}
-
-// firstChoice resolves gold specs to their first alternative, leaving
-// $optional values out.
-func firstChoice(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if alts, ok := x[metrics.SpecAny].([]any); ok {
-			return firstChoice(alts[0])
-		}
-		out := map[string]any{}
-		for k, e := range x {
-			if m, ok := e.(map[string]any); ok && m[metrics.SpecOptional] == true {
-				continue
-			}
-			out[k] = firstChoice(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = firstChoice(e)
-		}
-		return out
-	}
-	return v
 }

@@ -34,12 +34,15 @@ const (
 	NotOffered       Perturbation = "not_offered"         // the first call renamed to a tool nobody offered
 	NoCall           Perturbation = "no_call"             // no call at all
 	Unparseable      Perturbation = "unparseable_args"    // the first call's arguments as JSON text cut short
+	// For irrelevance entries (the right answer is no call) NoCall is the
+	// right answer and IrrelevantCall calls the first offered function.
+	IrrelevantCall Perturbation = "irrelevance_call"
 )
 
 // Perturbations lists every perturbation in a stable order.
 var Perturbations = []Perturbation{
 	Gold, WrongType, MissingRequired, ExtraUnknown, WrongEnum, CaseSpacing, IntForFloat, IntForFloatItems,
-	OmitOptional, DefaultGiven, Reordered, Underscored, NotOffered, NoCall, Unparseable,
+	OmitOptional, DefaultGiven, Reordered, Underscored, NotOffered, NoCall, Unparseable, IrrelevantCall,
 }
 
 // UnknownParam and UnknownTool are the names ExtraUnknown and NotOffered
@@ -54,11 +57,14 @@ const (
 // It is deterministic: parameters are visited in name order, calls in
 // order.
 func Perturb(e Entry, p Perturbation) (Prediction, bool) {
-	if e.Answers == nil {
-		return Prediction{}, false
-	}
 	tools, err := definitions(e)
 	if err != nil {
+		return Prediction{}, false
+	}
+	if e.Answers == nil {
+		return perturbIrrelevant(e, tools, p)
+	}
+	if p == IrrelevantCall {
 		return Prediction{}, false
 	}
 	calls := make([]Call, len(e.Answers))
@@ -100,6 +106,46 @@ func Perturb(e Entry, p Perturbation) (Prediction, bool) {
 		ok = changeOne(e, calls, tools, p)
 	}
 	return Prediction{Calls: calls}, ok
+}
+
+// perturbIrrelevant gives an irrelevance entry no call (NoCall) or a call
+// to its first function with a placeholder for each required parameter
+// (IrrelevantCall).
+func perturbIrrelevant(e Entry, tools *tooldef.Set, p Perturbation) (Prediction, bool) {
+	switch {
+	case !e.Irrelevant():
+		return Prediction{}, false
+	case p == NoCall:
+		return Prediction{}, true
+	case p != IrrelevantCall || tools.Len() == 0:
+		return Prediction{}, false
+	}
+	tool := tools.Tools()[0]
+	args := map[string]any{}
+	for _, k := range tool.Args().Required {
+		args[k] = placeholder(tool.Param(k))
+	}
+	return Prediction{Calls: []Call{{Name: tool.Name, Args: args}}}, true
+}
+
+// placeholder is a value of the schema's type.
+func placeholder(s *tooldef.Schema) any {
+	if s != nil && len(s.Enum) > 0 {
+		return s.Enum[0]
+	}
+	switch s.Type() {
+	case tooldef.Integer:
+		return json.Number("1")
+	case tooldef.Number:
+		return json.Number("1.5")
+	case tooldef.Boolean:
+		return true
+	case tooldef.Array:
+		return []any{}
+	case tooldef.Object:
+		return map[string]any{}
+	}
+	return "x"
 }
 
 // definitions parses the entry's definitions as given (no repairs).

@@ -64,8 +64,26 @@ func TestPerturb(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := Perturb(byID["live_irrelevance_0-0-0"], Gold); ok {
-		t.Error("an entry without answers has no perturbations")
+	irr := byID["live_irrelevance_0-0-0"]
+	for _, p := range Perturbations {
+		pred, ok := Perturb(irr, p)
+		switch p {
+		case NoCall:
+			if !ok || len(pred.Calls) != 0 {
+				t.Errorf("irrelevance, no call: %v %+v", ok, pred)
+			}
+		case IrrelevantCall:
+			if !ok || len(pred.Calls) != 1 || pred.Calls[0].Name != "get_weather" || pred.Calls[0].Args["location"] != "x" {
+				t.Errorf("irrelevance, a call: %v %+v", ok, pred)
+			}
+		default:
+			if ok {
+				t.Errorf("%s applies to an irrelevance entry", p)
+			}
+		}
+	}
+	if _, ok := Perturb(byID[weather], IrrelevantCall); ok {
+		t.Error("irrelevance_call applies to an entry with an answer")
 	}
 }
 
