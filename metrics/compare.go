@@ -7,16 +7,19 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/aem-dev/aem/tooldef"
 )
 
 // Comparison methods recorded in FieldScore.Method.
 const (
-	MethodExact    = "exact"    // byte-equal strings or equal scalars: no scorer call
-	MethodTyped    = "typed"    // numbers with tolerance, booleans, null, type mismatches
-	MethodAny      = "any"      // compared against $any alternatives
-	MethodSemantic = "semantic" // similarity score against a threshold
-	MethodMissing  = "missing"  // gold value absent from the prediction
-	MethodExtra    = "extra"    // predicted value with no gold counterpart (extra key or array element)
+	MethodExact      = "exact"      // byte-equal strings or equal scalars: no scorer call
+	MethodNormalized = "normalized" // strings equal after NormalizeText: no scorer call
+	MethodTyped      = "typed"      // numbers with tolerance, booleans, null, type mismatches
+	MethodAny        = "any"        // compared against $any alternatives
+	MethodSemantic   = "semantic"   // similarity score against a threshold
+	MethodMissing    = "missing"    // gold value absent from the prediction
+	MethodExtra      = "extra"      // predicted value with no gold counterpart (extra key or array element)
 	// With tool definitions:
 	MethodType        = "type"        // predicted value of a type its schema does not allow: invalid_parameter_type
 	MethodNotOffered  = "not_offered" // predicted tool not among the definitions (Field names it): tool_mismatch
@@ -43,10 +46,28 @@ type comparer struct {
 	// badType holds the paths of predicted values of a type their schema
 	// does not allow: they fail with MethodType instead of being compared.
 	badType map[string]string
+	// tool is the gold call's definition (nil without tool definitions) and
+	// base the path prefix of its arguments ("tool.action").
+	tool *tooldef.Tool
+	base string
 }
 
 func (c *comparer) scratch() *comparer {
-	return &comparer{tol: c.tol, th: c.th, sim: c.sim, badType: c.badType}
+	return &comparer{tol: c.tol, th: c.th, sim: c.sim, badType: c.badType, tool: c.tool, base: c.base}
+}
+
+// schemaOf is the schema of the value at path; nil without definitions.
+func (c *comparer) schemaOf(path string) *tooldef.Schema {
+	if c.tool == nil {
+		return nil
+	}
+	return schemaAt(c.tool, strings.TrimPrefix(path, c.base+"."))
+}
+
+// exactOnly reports whether the string at path is compared without the
+// scorer (see exactOnly in schema.go).
+func (c *comparer) exactOnly(path string) bool {
+	return exactOnly(c.schemaOf(path), lastKey(path))
 }
 
 // allPass reports whether every recorded comparison passed.
@@ -131,8 +152,16 @@ func (c *comparer) text(path, param, gold, pred string, semantic bool) error {
 		c.record(path, MethodExact, 1, 0, true, gold, pred)
 		return nil
 	}
+	if NormalizeText(gold) == NormalizeText(pred) {
+		c.record(path, MethodNormalized, 1, 0, true, gold, pred)
+		return nil
+	}
 	if !semantic {
 		c.record(path, MethodTyped, 0, 0, false, gold, pred)
+		return nil
+	}
+	if c.exactOnly(path) {
+		c.record(path, MethodExact, 0, 0, false, gold, pred)
 		return nil
 	}
 	th := c.threshold(path, param)
@@ -229,7 +258,7 @@ func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool
 				best, bestPass, by = score, pass, sub.decider()
 			}
 		}
-		if _, isText := pred.(string); isText {
+		if _, isText := pred.(string); isText && !c.exactOnly(path) {
 			th = c.threshold(path, param)
 		}
 	}

@@ -63,6 +63,8 @@
 // Each gold value is compared with the predicted one by a chain:
 //
 //  1. exact: byte-equal strings or equal JSON scalars (no scorer call);
+//     then, for two strings, normalized: equal after NormalizeText (NFKC,
+//     case folding, white space and punctuation removed; no scorer call);
 //  2. typed, for non-strings: numbers numerically with tolerance
 //     |a-b| <= tol*max(1,|a|,|b|); booleans; null; objects key by key and
 //     arrays index by index, recursively, with field paths such as
@@ -75,7 +77,11 @@
 //     alternatives, so they never call the scorer;
 //  4. semantic similarity, strings only: score >= threshold, where the
 //     threshold is Thresholds.Fields for the exact nested path, else
-//     Thresholds.For("truthfulness.values", "tool.action.param").
+//     Thresholds.For("truthfulness.values", "tool.action.param"). With
+//     tool definitions, enum values, strings with a format or pattern,
+//     and identifiers and codes by their key's name (order_id,
+//     countryCode, currency, email, url...: identifierWords) never reach
+//     the scorer: they fail with method "exact" instead.
 //
 // Inside nested objects a missing gold key is recorded with method
 // "missing" and an extra predicted key (or array element) with method

@@ -139,7 +139,7 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	v.Completeness = outcome(len(v.MissingKeys) == 0 && len(v.ExtraKeys) == 0)
 
 	c := &comparer{tol: j.cfg.NumericTolerance, th: j.cfg.Thresholds, sim: j.sim,
-		badType: j.typeErrors(g.Gold, p.Predict)}
+		badType: j.typeErrors(g.Gold, p.Predict), tool: tool, base: g.Gold.ToolID + "." + g.Gold.Action}
 	if err := j.values(c, g, p, tool); err != nil {
 		return judged{}, err
 	}

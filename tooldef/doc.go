@@ -30,8 +30,9 @@
 // additionalProperties (boolean or schema), items (a schema, or a list for
 // positional items), prefixItems, anyOf, oneOf (treated as anyOf), allOf,
 // nullable (OpenAPI), and local $ref into $defs or definitions. Other
-// keywords (format, minimum, pattern, title, examples...) are accepted and
-// not checked, as in BFCL's checker. Type names are JSON Schema's (object,
+// keywords (minimum, title, examples...) are accepted and not checked, as
+// in BFCL's checker; format and pattern are kept (Schema.Format,
+// Schema.Pattern) but not checked either. Type names are JSON Schema's (object,
 // array, string, number, integer, boolean, null) plus BFCL's dialect: dict
 // (object), float (number), tuple (array), any (every type), and the rest
 // of BFCL's GORILLA_TO_OPENAPI table (bool, list, byte, short, long,

@@ -79,6 +79,12 @@ type Schema struct {
 
 	// Never is true for the schema `false`: no value fits.
 	Never bool
+
+	// Format and Pattern are the string keywords as given; they are not
+	// checked, but they mark a value compared exactly (see package
+	// metrics).
+	Format  string
+	Pattern string
 }
 
 // Type returns the schema's one declared type, or "" when it allows any
@@ -210,9 +216,9 @@ func (p *schemaParser) parse(at string, raw any) (*Schema, error) {
 
 func (p *schemaParser) object(at string, m map[string]any) (*Schema, error) {
 	s := &Schema{}
-	if d, ok := m["description"].(string); ok {
-		s.Description = d
-	}
+	s.Description, _ = m["description"].(string)
+	s.Format, _ = m["format"].(string)
+	s.Pattern, _ = m["pattern"].(string)
 	steps := []func(string, map[string]any, *Schema) error{
 		p.types, p.enum, p.properties, p.items, p.combinators, p.ref,
 	}
@@ -420,7 +426,7 @@ func (p *schemaParser) combinators(at string, m map[string]any, s *Schema) error
 func foldTypes(alts []*Schema) ([]Type, bool) {
 	var ts []Type
 	for _, a := range alts {
-		if len(a.Types) == 0 || a.Enum != nil || a.Properties != nil || len(a.Required) > 0 || a.ClosedObject || a.OpenObject ||
+		if len(a.Types) == 0 || a.Enum != nil || a.Format != "" || a.Pattern != "" || a.Properties != nil || len(a.Required) > 0 || a.ClosedObject || a.OpenObject ||
 			a.Additional != nil || a.Items != nil || a.Positional != nil || a.AnyOf != nil || a.AllOf != nil ||
 			a.Ref != nil || a.Never {
 			return nil, false
