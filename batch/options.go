@@ -51,6 +51,9 @@ type Options struct {
 	// CacheStats, when set, is polled for the scorer's cache counters,
 	// reported in Stats.
 	CacheStats func() (hits, misses int64)
+	// JudgeUsage, when set, reports what an LLM judge did in this run; it
+	// goes into summary.json (Summary.Judge.Usage).
+	JudgeUsage func() rundir.JudgeUsage
 
 	// RowGroupSize is the number of rows per row group of turns.parquet and
 	// dialogs.parquet (rundir.DefaultRowGroupSize if 0).

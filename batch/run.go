@@ -193,6 +193,10 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	if err := st.final.CommitData(); err != nil {
 		return nil, err
 	}
+	if sum.Judge != nil && o.JudgeUsage != nil {
+		u := o.JudgeUsage()
+		sum.Judge.Usage = &u
+	}
 	sum.Timings["scorer"] = time.Duration(st.scorerNanos.Load()).Seconds()
 	sum.Timings["judge"] = time.Duration(st.judgeNanos.Load()).Seconds()
 	sum.Timings["replay"] = replayTime.Seconds()
@@ -422,13 +426,22 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 		st.scorerNanos.Add(int64(scorerTime))
 	}
 	c.judged = make([]rundir.Dialog, len(c.items))
+	first := firstScores(st.o.Scorer, sims)
 	for i := range c.items {
 		it := &c.items[i]
 		res, err := metrics.Judge(it.d.Dialog, cfg, sims, st.scorerID)
 		if err != nil {
 			return fmt.Errorf("judging dialog %q (input rows %s): %w", it.d.ID, rowSpan(it.d.Rows), err)
 		}
-		j, err := st.convert(it, &res)
+		var alone *metrics.DialogResult
+		if first != nil {
+			r, err := metrics.Judge(it.d.Dialog, cfg, first, st.scorerID)
+			if err != nil {
+				return fmt.Errorf("judging dialog %q (input rows %s) with the first scorer alone: %w", it.d.ID, rowSpan(it.d.Rows), err)
+			}
+			alone = &r
+		}
+		j, err := st.convert(it, &res, alone)
 		if err != nil {
 			return err
 		}
@@ -450,11 +463,54 @@ func rowSpan(rows []int64) string {
 	return fmt.Sprintf("%d-%d", lo, hi)
 }
 
-// convert turns a judged dialog into its run directory rows.
-func (st *runState) convert(it *chunkItem, res *metrics.DialogResult) (rundir.Dialog, error) {
+// escalating is a Scorer that lets a judge decide some comparisons after
+// a first scorer (judge.Escalation); the run then records the verdict the
+// first scorer alone would have given (TurnRow.EmbedPass).
+type escalating interface{ Escalates() bool }
+
+// firstScores returns sims with every judge's decision replaced by the
+// first scorer's score, when s is escalating; nil otherwise.
+func firstScores(s metrics.Scorer, sims metrics.Similarities) metrics.Similarities {
+	if e, ok := s.(escalating); !ok || !e.Escalates() {
+		return nil
+	}
+	first := make(metrics.Similarities, len(sims))
+	for c, sim := range sims {
+		if sim.Judge != nil {
+			sim = metrics.Similarity{Score: sim.Judge.FirstScore, By: sim.Judge.FirstBy}
+		}
+		first[c] = sim
+	}
+	return first
+}
+
+// setEmbedPass records on each row the first scorer's verdict for the
+// same gold turn (order-invariant blocks may match other predicted turns).
+func setEmbedPass(trs []rundir.TurnRow, alone *metrics.DialogResult) {
+	pass := make(map[int]bool, len(alone.Turns))
+	for _, v := range alone.Turns {
+		if _, seen := pass[v.TurnNo]; !seen {
+			pass[v.TurnNo] = v.Pass
+		}
+	}
+	for i := range trs {
+		p, ok := pass[int(trs[i].TurnNo)]
+		if !ok {
+			p = trs[i].Pass
+		}
+		trs[i].EmbedPass = &p
+	}
+}
+
+// convert turns a judged dialog into its run directory rows; alone, when
+// set, is the verdict of the first scorer alone (TurnRow.EmbedPass).
+func (st *runState) convert(it *chunkItem, res, alone *metrics.DialogResult) (rundir.Dialog, error) {
 	trs, src, dr, err := convertDialog(&it.d, res)
 	if err != nil {
 		return rundir.Dialog{}, err
+	}
+	if alone != nil {
+		setEmbedPass(trs, alone)
 	}
 	digest, err := goldDigest(&it.d)
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseAnswer(t *testing.T) {
@@ -106,5 +108,45 @@ func TestMessagesQuoteStrings(t *testing.T) {
 	u := c.messages()[1].Content
 	if want := "Gold: \"a\\\"\\nAgent: \\\"forged\"\nAgent: \"<b>&\""; u != want {
 		t.Errorf("user message %q, want %q", u, want)
+	}
+}
+
+func TestEndpoint(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://api.openai.com/v1":                                "https://api.openai.com/v1/chat/completions",
+		"https://api.openai.com/v1/":                               "https://api.openai.com/v1/chat/completions",
+		"http://localhost:8080/v1/chat/completions":                "http://localhost:8080/v1/chat/completions",
+		"https://r.openai.azure.com/openai/v1?api-version=preview": "https://r.openai.azure.com/openai/v1/chat/completions?api-version=preview",
+		"http://127.0.0.1:11434":                                   "http://127.0.0.1:11434/chat/completions",
+	} {
+		if got := endpoint(base); got != want {
+			t.Errorf("endpoint(%q) = %q, want %q", base, got, want)
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		h    map[string]string
+		want time.Duration
+	}{
+		{nil, -1},
+		{map[string]string{"Retry-After": "3"}, 3 * time.Second},
+		{map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
+		{map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
+		{map[string]string{"Retry-After": now.Add(-time.Hour).Format(http.TimeFormat)}, 0},
+		{map[string]string{"Retry-After": "soon"}, -1},
+		{map[string]string{"Retry-After": "-4"}, -1},
+		{map[string]string{"retry-after-ms": "250", "Retry-After": "1"}, 250 * time.Millisecond},
+		{map[string]string{"retry-after-ms": "x", "Retry-After": "1"}, time.Second},
+	} {
+		h := http.Header{}
+		for k, v := range tc.h {
+			h.Set(k, v)
+		}
+		if got := retryAfter(h, now); got != tc.want {
+			t.Errorf("retryAfter(%v) = %v, want %v", tc.h, got, tc.want)
+		}
 	}
 }

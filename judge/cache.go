@@ -35,7 +35,7 @@ func openStore(o Options) (store, error) {
 		LockTimeout:    o.CacheLockTimeout,
 		DiscardCorrupt: o.DiscardCorruptCache,
 		Holds:          "cached judge answers",
-		DiscardHint:    "--judge-cache-discard-corrupt",
+		DiscardHint:    "--cache-discard-corrupt",
 	})
 	if err != nil {
 		return nil, err

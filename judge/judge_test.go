@@ -1,4 +1,4 @@
-package judge
+package judge_test
 
 import (
 	"bytes"
@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aem-dev/aem/judge"
+	"github.com/aem-dev/aem/judge/judgetest"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -23,29 +26,29 @@ var update = flag.Bool("update", false, "rewrite the golden requests in testdata
 // golden files in testdata/ (refresh with -update after a deliberate
 // change, and bump PromptVersion if a prompt changed).
 func TestExactRequests(t *testing.T) {
-	f := newFakeServer(t)
-	j, _ := newTestJudge(t, f, func(o *Options) { o.APIKey = "sk-test-key" })
-	cs := []Comparison{
-		{Kind: KindValue, Field: "weather.get.city", Context: "weather.get: current weather; city: the city's name", Gold: "New York City", Predicted: "NYC"},
-		{Kind: KindReply, Field: "response", Gold: "Revenue was $4.2M in Q3.", Predicted: "Q3 revenue: \"4.2 million\"\nAnything else?"},
-		{Kind: KindClause, Field: "response.clause[0]", Gold: "Revenue was $4.2M in Q3.", Predicted: "Profit was <$1M> & falling."},
+	f := newServer(t)
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.APIKey = "sk-test-key" })
+	cs := []judge.Comparison{
+		{Kind: judge.KindValue, Field: "weather.get.city", Context: "weather.get: current weather; city: the city's name", Gold: "New York City", Predicted: "NYC"},
+		{Kind: judge.KindReply, Field: "response", Gold: "Revenue was $4.2M in Q3.", Predicted: "Q3 revenue: \"4.2 million\"\nAnything else?"},
+		{Kind: judge.KindClause, Field: "response.clause[0]", Gold: "Revenue was $4.2M in Q3.", Predicted: "Profit was <$1M> & falling."},
 	}
-	f.table[[2]string{"New York City", "NYC"}] = Answer{Equivalent: true, Score: 0.95, Reason: "NYC is New York City."}
+	f.Answer("New York City", "NYC", judge.Answer{Equivalent: true, Score: 0.95, Reason: "NYC is New York City."})
 	vs, err := j.Compare(context.Background(), cs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Verdict{Answer: Answer{Equivalent: true, Score: 0.95, Reason: "NYC is New York City."}}); !cmp.Equal(vs[0], want) {
+	if want := (judge.Verdict{Answer: judge.Answer{Equivalent: true, Score: 0.95, Reason: "NYC is New York City."}}); !cmp.Equal(vs[0], want) {
 		t.Errorf("verdict 0: %+v, want %+v", vs[0], want)
 	}
 	if vs[1].Equivalent || vs[1].Score != 0.1 || vs[1].Err != nil {
 		t.Errorf("verdict 1: %+v", vs[1])
 	}
-	reqs := f.reqs()
+	reqs := f.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3", len(reqs))
 	}
-	byKind := map[Kind]recorded{}
+	byKind := map[judge.Kind]judgetest.Request{}
 	for _, r := range reqs {
 		if r.Path != "/v1/chat/completions" {
 			t.Errorf("path %q", r.Path)
@@ -56,12 +59,12 @@ func TestExactRequests(t *testing.T) {
 			}
 		}
 		for _, c := range cs {
-			if strings.Contains(r.Body.Messages[0].Content, tasks[c.Kind]) {
+			if strings.Contains(r.Body.Messages[0].Content, judge.TaskOf(c.Kind)) {
 				byKind[c.Kind] = r
 			}
 		}
 	}
-	for _, k := range Kinds {
+	for _, k := range judge.Kinds {
 		r, ok := byKind[k]
 		if !ok {
 			t.Fatalf("no request for kind %s", k)
@@ -74,7 +77,7 @@ func TestExactRequests(t *testing.T) {
 		golden(t, filepath.Join("testdata", "request_"+string(k)+".json"), pretty.Bytes())
 	}
 	st := j.Stats()
-	if st.Calls != 3 || st.Judged != 3 || st.PromptTokens == 0 || st.CompletionTokens == 0 || st.ResponseFormat != FormatJSONSchema {
+	if st.Calls != 3 || st.Judged != 3 || st.PromptTokens == 0 || st.CompletionTokens == 0 || st.ResponseFormat != judge.FormatJSONSchema {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -99,12 +102,12 @@ func golden(t *testing.T, path string, got []byte) {
 
 // A local server needs no key: no Authorization header is sent.
 func TestNoKeyNoAuthorization(t *testing.T) {
-	f := newFakeServer(t)
+	f := newServer(t)
 	j, _ := newTestJudge(t, f)
-	if _, err := j.Compare(context.Background(), []Comparison{value("a", "b")}); err != nil {
+	if _, err := j.Compare(context.Background(), []judge.Comparison{value("a", "b")}); err != nil {
 		t.Fatal(err)
 	}
-	if h, ok := f.reqs()[0].Header["Authorization"]; ok {
+	if h, ok := f.Requests()[0].Header["Authorization"]; ok {
 		t.Errorf("Authorization sent without a key: %q", h)
 	}
 }
@@ -115,63 +118,63 @@ func TestRetries(t *testing.T) {
 	longDate := time.Date(2025, 1, 1, 0, 0, 7, 0, time.UTC).Format(http.TimeFormat)
 	cases := []struct {
 		name      string
-		faults    []fault
-		opts      func(*Options)
+		faults    []judgetest.Fault
+		opts      func(*judge.Options)
 		wantSleep []time.Duration // the fake clock's sleeps, in order
 		wantCalls int64
 		wantErr   string // substring; "" for success
 	}{
-		{name: "429 with Retry-After seconds", faults: []fault{{status: 429, header: map[string]string{"Retry-After": "2"}, body: errorJSON("Rate limit reached", "requests", "rate_limit_exceeded", "")}},
+		{name: "429 with Retry-After seconds", faults: []judgetest.Fault{{Status: 429, Header: map[string]string{"Retry-After": "2"}, Body: judgetest.ErrorBody("Rate limit reached", "requests", "rate_limit_exceeded", "")}},
 			wantSleep: []time.Duration{2 * time.Second}, wantCalls: 2},
-		{name: "429 with retry-after-ms", faults: []fault{{status: 429, header: map[string]string{"retry-after-ms": "1500", "Retry-After": "9"}}},
+		{name: "429 with retry-after-ms", faults: []judgetest.Fault{{Status: 429, Header: map[string]string{"retry-after-ms": "1500", "Retry-After": "9"}}},
 			wantSleep: []time.Duration{1500 * time.Millisecond}, wantCalls: 2},
-		{name: "503 with an HTTP date", faults: []fault{{status: 503, header: map[string]string{"Retry-After": longDate}}},
+		{name: "503 with an HTTP date", faults: []judgetest.Fault{{Status: 503, Header: map[string]string{"Retry-After": longDate}}},
 			wantSleep: []time.Duration{7 * time.Second}, wantCalls: 2},
-		{name: "500 then 502 then 500: exponential backoff, jitter 0.5", faults: []fault{{status: 500}, {status: 502, body: "<html>bad gateway</html>"}, {status: 500}},
+		{name: "500 then 502 then 500: exponential backoff, jitter 0.5", faults: []judgetest.Fault{{Status: 500}, {Status: 502, Body: "<html>bad gateway</html>"}, {Status: 500}},
 			wantSleep: []time.Duration{750 * time.Millisecond, 1500 * time.Millisecond, 3 * time.Second}, wantCalls: 4},
-		{name: "backoff is capped", faults: []fault{{status: 500}, {status: 500}, {status: 500}},
-			opts:      func(o *Options) { o.BackoffBase, o.BackoffMax = time.Second, 2*time.Second },
+		{name: "backoff is capped", faults: []judgetest.Fault{{Status: 500}, {Status: 500}, {Status: 500}},
+			opts:      func(o *judge.Options) { o.BackoffBase, o.BackoffMax = time.Second, 2*time.Second },
 			wantSleep: []time.Duration{750 * time.Millisecond, 1500 * time.Millisecond, 1500 * time.Millisecond}, wantCalls: 4},
-		{name: "slow answer past the timeout", faults: []fault{{hang: true}},
-			opts:      func(o *Options) { o.Timeout = 50 * time.Millisecond },
+		{name: "slow answer past the timeout", faults: []judgetest.Fault{{Hang: true}},
+			opts:      func(o *judge.Options) { o.Timeout = 50 * time.Millisecond },
 			wantSleep: []time.Duration{750 * time.Millisecond}, wantCalls: 2},
-		{name: "200 that is not a completion", faults: []fault{{status: 200, body: "<html>proxy login</html>"}},
+		{name: "200 that is not a completion", faults: []judgetest.Fault{{Status: 200, Body: "<html>proxy login</html>"}},
 			wantSleep: []time.Duration{750 * time.Millisecond}, wantCalls: 2},
-		{name: "gives up after MaxRetries", faults: []fault{{status: 500}, {status: 500}, {status: 500}},
-			opts:      func(o *Options) { o.MaxRetries = 2 },
+		{name: "gives up after MaxRetries", faults: []judgetest.Fault{{Status: 500}, {Status: 500}, {Status: 500}},
+			opts:      func(o *judge.Options) { o.MaxRetries = 2 },
 			wantSleep: []time.Duration{750 * time.Millisecond, 1500 * time.Millisecond}, wantCalls: 3,
 			wantErr: "gave up after 3 attempts; the last: HTTP 500"},
-		{name: "no retries", faults: []fault{{status: 500, body: errorJSON("The server had an error", "server_error", "", "")}},
-			opts: func(o *Options) { o.MaxRetries = -1 }, wantCalls: 1, wantErr: "gave up after 1 attempts; the last: HTTP 500: The server had an error"},
-		{name: "401 fails at once", faults: []fault{{status: 401, body: errorJSON("Incorrect API key provided", "invalid_request_error", "invalid_api_key", "")}},
+		{name: "no retries", faults: []judgetest.Fault{{Status: 500, Body: judgetest.ErrorBody("The server had an error", "server_error", "", "")}},
+			opts: func(o *judge.Options) { o.MaxRetries = -1 }, wantCalls: 1, wantErr: "gave up after 1 attempts; the last: HTTP 500: The server had an error"},
+		{name: "401 fails at once", faults: []judgetest.Fault{{Status: 401, Body: judgetest.ErrorBody("Incorrect API key provided", "invalid_request_error", "invalid_api_key", "")}},
 			wantCalls: 1, wantErr: "HTTP 401: the endpoint refused the API key; set $AEM_JUDGE_API_KEY"},
-		{name: "404 unknown model fails at once", faults: []fault{{status: 404, body: errorJSON("The model `nope` does not exist", "invalid_request_error", "model_not_found", "")}},
+		{name: "404 unknown model fails at once", faults: []judgetest.Fault{{Status: 404, Body: judgetest.ErrorBody("The model `nope` does not exist", "invalid_request_error", "model_not_found", "")}},
 			wantCalls: 1, wantErr: "HTTP 404: no such model or URL (--judge-model \"test-model\"): The model `nope` does not exist"},
-		{name: "429 out of quota fails at once", faults: []fault{{status: 429, body: errorJSON("You exceeded your current quota", "insufficient_quota", "insufficient_quota", "")}},
+		{name: "429 out of quota fails at once", faults: []judgetest.Fault{{Status: 429, Body: judgetest.ErrorBody("You exceeded your current quota", "insufficient_quota", "insufficient_quota", "")}},
 			wantCalls: 1, wantErr: "out of quota"},
-		{name: "Retry-After past the limit fails", faults: []fault{{status: 429, header: map[string]string{"Retry-After": "3600"}}},
+		{name: "Retry-After past the limit fails", faults: []judgetest.Fault{{Status: 429, Header: map[string]string{"Retry-After": "3600"}}},
 			wantCalls: 1, wantErr: "asks to wait 1h0m0s (Retry-After), longer than 10m0s"},
-		{name: "400 fails at once", faults: []fault{{status: 400, body: errorJSON("Invalid value for temperature", "invalid_request_error", "", "temperature")}},
+		{name: "400 fails at once", faults: []judgetest.Fault{{Status: 400, Body: judgetest.ErrorBody("Invalid value for temperature", "invalid_request_error", "", "temperature")}},
 			wantCalls: 1, wantErr: "HTTP 400: Invalid value for temperature"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeServer(t)
-			f.fail(tc.faults...)
-			opts := []func(*Options){}
+			f := newServer(t)
+			f.Fail(tc.faults...)
+			opts := []func(*judge.Options){}
 			if tc.opts != nil {
 				opts = append(opts, tc.opts)
 			}
 			j, clock := newTestJudge(t, f, opts...)
-			vs, err := j.Compare(context.Background(), []Comparison{value("Paris", "London")})
+			vs, err := j.Compare(context.Background(), []judge.Comparison{value("Paris", "London")})
 			if tc.wantErr == "" {
 				if err != nil || len(vs) != 1 || vs[0].Err != nil || vs[0].Reason == "" {
 					t.Fatalf("got %+v, %v; want an answer", vs, err)
 				}
-			} else if !errors.Is(err, ErrEndpoint) || !strings.Contains(err.Error(), tc.wantErr) {
+			} else if !errors.Is(err, judge.ErrEndpoint) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("error %v; want ErrEndpoint containing %q", err, tc.wantErr)
 			}
-			if got := clock.slept(); !cmp.Equal(got, tc.wantSleep, cmp.Comparer(func(a, b time.Duration) bool { return a == b })) {
+			if got := clock.Slept(); !cmp.Equal(got, tc.wantSleep, cmp.Comparer(func(a, b time.Duration) bool { return a == b })) {
 				t.Errorf("slept %v, want %v", got, tc.wantSleep)
 			}
 			if st := j.Stats(); st.Calls != tc.wantCalls || st.Retries != int64(len(tc.wantSleep)) {
@@ -184,28 +187,28 @@ func TestRetries(t *testing.T) {
 // A connection that cannot be made is retried, then reported without the
 // URL's query.
 func TestConnectionRefused(t *testing.T) {
-	f := newFakeServer(t)
-	f.srv.Close()
-	j, clock := newTestJudge(t, f, func(o *Options) { o.MaxRetries = 1; o.URL = f.URL() + "?api-version=2024&api-key=sk-in-url" })
-	_, err := j.Compare(context.Background(), []Comparison{value("a", "b")})
-	if !errors.Is(err, ErrEndpoint) || !strings.Contains(err.Error(), "gave up after 2 attempts") || strings.Contains(err.Error(), "sk-in-url") {
+	f := newServer(t)
+	f.Close()
+	j, clock := newTestJudge(t, f, func(o *judge.Options) { o.MaxRetries = 1; o.URL = f.URL() + "?api-version=2024&api-key=sk-in-url" })
+	_, err := j.Compare(context.Background(), []judge.Comparison{value("a", "b")})
+	if !errors.Is(err, judge.ErrEndpoint) || !strings.Contains(err.Error(), "gave up after 2 attempts") || strings.Contains(err.Error(), "sk-in-url") {
 		t.Fatalf("got %v", err)
 	}
-	if len(clock.slept()) != 1 {
-		t.Errorf("slept %v, want one backoff", clock.slept())
+	if len(clock.Slept()) != 1 {
+		t.Errorf("slept %v, want one backoff", clock.Slept())
 	}
 }
 
 // On 429 with Retry-After every request waits, not only the one that met it.
 func TestRetryAfterPausesEveryone(t *testing.T) {
-	f := newFakeServer(t)
-	f.fail(fault{status: 429, header: map[string]string{"Retry-After": "5"}})
-	j, clock := newTestJudge(t, f, func(o *Options) { o.Concurrency = 1 })
+	f := newServer(t)
+	f.Fail(judgetest.Fault{Status: 429, Header: map[string]string{"Retry-After": "5"}})
+	j, clock := newTestJudge(t, f, func(o *judge.Options) { o.Concurrency = 1 })
 	start := clock.Now()
-	if _, err := j.Compare(context.Background(), []Comparison{value("a", "b"), value("c", "d"), value("e", "f")}); err != nil {
+	if _, err := j.Compare(context.Background(), []judge.Comparison{value("a", "b"), value("c", "d"), value("e", "f")}); err != nil {
 		t.Fatal(err)
 	}
-	reqs := f.reqs()
+	reqs := f.Requests()
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests, want 4", len(reqs))
 	}
@@ -219,21 +222,21 @@ func TestRetryAfterPausesEveryone(t *testing.T) {
 // A malformed answer is asked again once, with what was wrong; the second
 // request carries the bad answer and the repair prompt.
 func TestMalformedAnswerRepaired(t *testing.T) {
-	f := newFakeServer(t)
+	f := newServer(t)
 	n := 0
-	f.content = func(req chatRequest) string {
+	f.SetContent(func(req judgetest.Request) string {
 		n++
 		if n == 1 {
 			return `{"equivalent": "yes", "score": 0.9, "reason": "Same city."}`
 		}
 		return `{"equivalent": true, "score": 0.9, "reason": "Same city."}`
-	}
+	})
 	j, _ := newTestJudge(t, f)
-	vs, err := j.Compare(context.Background(), []Comparison{value("New York City", "NYC")})
+	vs, err := j.Compare(context.Background(), []judge.Comparison{value("New York City", "NYC")})
 	if err != nil || vs[0].Err != nil || !vs[0].Equivalent {
 		t.Fatalf("got %+v, %v", vs, err)
 	}
-	reqs := f.reqs()
+	reqs := f.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
@@ -250,20 +253,20 @@ func TestMalformedAnswerRepaired(t *testing.T) {
 // Twice malformed: a judge error on that comparison only; it is counted,
 // not cached, and the other comparisons are answered.
 func TestMalformedTwiceIsAJudgeError(t *testing.T) {
-	f := newFakeServer(t)
-	f.content = func(req chatRequest) string {
-		if gold, _ := pairOf(t, req); gold == "bad" {
+	f := newServer(t)
+	f.SetContent(func(req judgetest.Request) string {
+		if gold, _, _ := req.Pair(); gold == "bad" {
 			return "Yes, they are equivalent."
 		}
 		return `{"equivalent": true, "score": 1, "reason": "Same."}`
-	}
+	})
 	dir := t.TempDir()
-	j, _ := newTestJudge(t, f, func(o *Options) { o.CacheDir = dir })
-	vs, err := j.Compare(context.Background(), []Comparison{value("bad", "x"), value("good", "y")})
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir = dir })
+	vs, err := j.Compare(context.Background(), []judge.Comparison{value("bad", "x"), value("good", "y")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(vs[0].Err, ErrMalformedAnswer) || !strings.Contains(vs[0].Err.Error(), `attempt 2 of 2`) || vs[0].Reason != "" {
+	if !errors.Is(vs[0].Err, judge.ErrMalformedAnswer) || !strings.Contains(vs[0].Err.Error(), `attempt 2 of 2`) || vs[0].Reason != "" {
 		t.Errorf("verdict 0: %+v", vs[0])
 	}
 	if vs[1].Err != nil || !vs[1].Equivalent {
@@ -273,8 +276,8 @@ func TestMalformedTwiceIsAJudgeError(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 	j.Close()
-	j2, _ := newTestJudge(t, f, func(o *Options) { o.CacheDir = dir })
-	if _, err := j2.Compare(context.Background(), []Comparison{value("bad", "x"), value("good", "y")}); err != nil {
+	j2, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir = dir })
+	if _, err := j2.Compare(context.Background(), []judge.Comparison{value("bad", "x"), value("good", "y")}); err != nil {
 		t.Fatal(err)
 	}
 	if st := j2.Stats(); st.CacheHits != 1 || st.Calls != 2 {
@@ -286,27 +289,27 @@ func TestMalformedTwiceIsAJudgeError(t *testing.T) {
 func TestDeclined(t *testing.T) {
 	cases := []struct {
 		name string
-		f    fault
+		f    judgetest.Fault
 		want string
 	}{
-		{"context length", fault{status: 400, body: errorJSON("This model's maximum context length is 8192 tokens", "invalid_request_error", "context_length_exceeded", "messages")}, "maximum context length"},
-		{"refusal", fault{status: 200, body: `{"choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`}, "the model refused: I can't help with that."},
-		{"no content", fault{status: 200, body: `{"choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"content_filter"}]}`}, `finish_reason "content_filter"`},
+		{"context length", judgetest.Fault{Status: 400, Body: judgetest.ErrorBody("This model's maximum context length is 8192 tokens", "invalid_request_error", "context_length_exceeded", "messages")}, "maximum context length"},
+		{"refusal", judgetest.Fault{Status: 200, Body: `{"choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`}, "the model refused: I can't help with that."},
+		{"no content", judgetest.Fault{Status: 200, Body: `{"choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"content_filter"}]}`}, `finish_reason "content_filter"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeServer(t)
-			f.fail(tc.f)
+			f := newServer(t)
+			f.Fail(tc.f)
 			j, _ := newTestJudge(t, f)
-			var vs []Verdict
-			for _, c := range []Comparison{value("a", "b"), value("c", "d")} {
-				v, err := j.Compare(context.Background(), []Comparison{c})
+			var vs []judge.Verdict
+			for _, c := range []judge.Comparison{value("a", "b"), value("c", "d")} {
+				v, err := j.Compare(context.Background(), []judge.Comparison{c})
 				if err != nil {
 					t.Fatal(err)
 				}
 				vs = append(vs, v...)
 			}
-			if !errors.Is(vs[0].Err, ErrRefused) || !strings.Contains(vs[0].Err.Error(), tc.want) {
+			if !errors.Is(vs[0].Err, judge.ErrRefused) || !strings.Contains(vs[0].Err.Error(), tc.want) {
 				t.Errorf("verdict 0: %+v", vs[0])
 			}
 			if vs[1].Err != nil || vs[1].Reason == "" {
@@ -322,19 +325,19 @@ func TestDeclined(t *testing.T) {
 // FormatAuto steps down when the endpoint rejects a response format, and
 // stays down; a format named explicitly is not changed.
 func TestResponseFormatStepDown(t *testing.T) {
-	reject := func(what string) fault {
-		return fault{status: 400, body: errorJSON("response_format type "+what+" is not supported", "invalid_request_error", "", "response_format")}
+	reject := func(what string) judgetest.Fault {
+		return judgetest.Fault{Status: 400, Body: judgetest.ErrorBody("response_format type "+what+" is not supported", "invalid_request_error", "", "response_format")}
 	}
-	f := newFakeServer(t)
-	f.fail(reject("json_schema"), reject("json_object"))
+	f := newServer(t)
+	f.Fail(reject("json_schema"), reject("json_object"))
 	j, _ := newTestJudge(t, f)
-	for _, c := range []Comparison{value("a", "b"), value("c", "d")} {
-		if _, err := j.Compare(context.Background(), []Comparison{c}); err != nil {
+	for _, c := range []judge.Comparison{value("a", "b"), value("c", "d")} {
+		if _, err := j.Compare(context.Background(), []judge.Comparison{c}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var got []string
-	for _, r := range f.reqs() {
+	for _, r := range f.Requests() {
 		if rf := r.Body.ResponseFormat; rf != nil {
 			got = append(got, rf.Type)
 		} else {
@@ -344,17 +347,17 @@ func TestResponseFormatStepDown(t *testing.T) {
 	if want := []string{"json_schema", "json_object", "none", "none"}; !cmp.Equal(got, want) {
 		t.Errorf("formats asked %v, want %v", got, want)
 	}
-	if st := j.Stats(); st.ResponseFormat != FormatNone || st.Retries != 0 {
+	if st := j.Stats(); st.ResponseFormat != judge.FormatNone || st.Retries != 0 {
 		t.Errorf("stats %+v", st)
 	}
-	if !strings.Contains(string(f.reqs()[0].Raw), `"json_schema":{"name":"judgement","strict":true,"schema":{`) {
-		t.Errorf("first request: %s", f.reqs()[0].Raw)
+	if !strings.Contains(string(f.Requests()[0].Raw), `"json_schema":{"name":"judgement","strict":true,"schema":{`) {
+		t.Errorf("first request: %s", f.Requests()[0].Raw)
 	}
 
-	f2 := newFakeServer(t)
-	f2.fail(reject("json_schema"))
-	j2, _ := newTestJudge(t, f2, func(o *Options) { o.ResponseFormat = FormatJSONSchema })
-	if _, err := j2.Compare(context.Background(), []Comparison{value("a", "b")}); !errors.Is(err, ErrEndpoint) {
+	f2 := newServer(t)
+	f2.Fail(reject("json_schema"))
+	j2, _ := newTestJudge(t, f2, func(o *judge.Options) { o.ResponseFormat = judge.FormatJSONSchema })
+	if _, err := j2.Compare(context.Background(), []judge.Comparison{value("a", "b")}); !errors.Is(err, judge.ErrEndpoint) {
 		t.Errorf("explicit json_schema rejected: %v, want ErrEndpoint", err)
 	}
 }
@@ -362,29 +365,32 @@ func TestResponseFormatStepDown(t *testing.T) {
 // The call budget stops the run cleanly: nothing past it is sent, what was
 // answered is cached, and a rerun with a larger budget pays only for the rest.
 func TestBudgetCallsThenResume(t *testing.T) {
-	f := newFakeServer(t)
+	f := newServer(t)
 	dir := t.TempDir()
-	cs := []Comparison{value("a", "1"), value("b", "2"), value("c", "3"), value("d", "4"), value("e", "5")}
-	j, _ := newTestJudge(t, f, func(o *Options) { o.CacheDir, o.MaxCalls, o.Concurrency = dir, 3, 1 })
+	cs := []judge.Comparison{value("a", "1"), value("b", "2"), value("c", "3"), value("d", "4"), value("e", "5")}
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir, o.MaxCalls, o.Concurrency = dir, 3, 1 })
 	_, err := j.Compare(context.Background(), cs)
-	if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "3 calls made, the most allowed (--judge-max-calls 3)") {
+	if !errors.Is(err, judge.ErrBudget) || !strings.Contains(err.Error(), "3 calls made, the most allowed (--judge-max-calls 3)") {
 		t.Fatalf("got %v, want ErrBudget", err)
 	}
-	reqs := f.reqs()
+	reqs := f.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests sent, want 3", len(reqs))
 	}
 	// Once reached, the budget stays reached; what was answered is cached.
-	gold, agent := pairOf(t, reqs[0].Body)
-	if vs, err := j.Compare(context.Background(), []Comparison{value(gold, agent)}); err != nil || !vs[0].Cached {
+	gold, agent, err := reqs[0].Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := j.Compare(context.Background(), []judge.Comparison{value(gold, agent)}); err != nil || !vs[0].Cached {
 		t.Errorf("a comparison answered before the stop: %+v, %v", vs, err)
 	}
-	if _, err := j.Compare(context.Background(), []Comparison{value("z", "9")}); !errors.Is(err, ErrBudget) {
+	if _, err := j.Compare(context.Background(), []judge.Comparison{value("z", "9")}); !errors.Is(err, judge.ErrBudget) {
 		t.Errorf("a new comparison after the stop: %v", err)
 	}
 	j.Close()
 
-	j2, _ := newTestJudge(t, f, func(o *Options) { o.CacheDir, o.MaxCalls = dir, 2 })
+	j2, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir, o.MaxCalls = dir, 2 })
 	vs, err := j2.Compare(context.Background(), cs)
 	if err != nil {
 		t.Fatal(err)
@@ -402,15 +408,15 @@ func TestBudgetCallsThenResume(t *testing.T) {
 // The token budget: a call that could pass it is not sent, so the tokens
 // reported never exceed it.
 func TestBudgetTokens(t *testing.T) {
-	f := newFakeServer(t)
-	cs := make([]Comparison, 20)
+	f := newServer(t)
+	cs := make([]judge.Comparison, 20)
 	for i := range cs {
 		cs[i] = value(fmt.Sprint("gold ", i), fmt.Sprint("agent ", i))
 	}
-	est := estimateTokens(cs[0].messages(), DefaultMaxAnswerTokens)
-	j, _ := newTestJudge(t, f, func(o *Options) { o.MaxTokens, o.Concurrency = 4*est, 3 })
+	est := judge.EstimateTokens(cs[0], judge.DefaultMaxAnswerTokens)
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.MaxTokens, o.Concurrency = 4*est, 3 })
 	_, err := j.Compare(context.Background(), cs)
-	if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "--judge-max-tokens") {
+	if !errors.Is(err, judge.ErrBudget) || !strings.Contains(err.Error(), "--judge-max-tokens") {
 		t.Fatalf("got %v, want ErrBudget", err)
 	}
 	st := j.Stats()
@@ -422,27 +428,27 @@ func TestBudgetTokens(t *testing.T) {
 // A rerun is free; the cache key covers the model, kind, field, context
 // and both strings.
 func TestCacheKey(t *testing.T) {
-	f := newFakeServer(t)
+	f := newServer(t)
 	dir := t.TempDir()
-	base := Comparison{Kind: KindValue, Field: "f", Context: "ctx", Gold: "g", Predicted: "p"}
-	j, _ := newTestJudge(t, f, func(o *Options) { o.CacheDir = dir })
-	if _, err := j.Compare(context.Background(), []Comparison{base}); err != nil {
+	base := judge.Comparison{Kind: judge.KindValue, Field: "f", Context: "ctx", Gold: "g", Predicted: "p"}
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir = dir })
+	if _, err := j.Compare(context.Background(), []judge.Comparison{base}); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
-	variants := []Comparison{base}
-	for _, change := range []func(*Comparison){
-		func(c *Comparison) { c.Kind = KindClause },
-		func(c *Comparison) { c.Field = "f2" },
-		func(c *Comparison) { c.Context = "" },
-		func(c *Comparison) { c.Gold = "g2" },
-		func(c *Comparison) { c.Predicted = "p2" },
+	variants := []judge.Comparison{base}
+	for _, change := range []func(*judge.Comparison){
+		func(c *judge.Comparison) { c.Kind = judge.KindClause },
+		func(c *judge.Comparison) { c.Field = "f2" },
+		func(c *judge.Comparison) { c.Context = "" },
+		func(c *judge.Comparison) { c.Gold = "g2" },
+		func(c *judge.Comparison) { c.Predicted = "p2" },
 	} {
 		c := base
 		change(&c)
 		variants = append(variants, c)
 	}
-	j2, _ := newTestJudge(t, f, func(o *Options) { o.CacheDir = dir })
+	j2, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir = dir })
 	vs, err := j2.Compare(context.Background(), variants)
 	if err != nil {
 		t.Fatal(err)
@@ -451,8 +457,8 @@ func TestCacheKey(t *testing.T) {
 		t.Errorf("stats %+v; want only the unchanged comparison cached", j2.Stats())
 	}
 	j2.Close()
-	j3, _ := newTestJudge(t, f, func(o *Options) { o.CacheDir, o.Model = dir, "other-model" })
-	if _, err := j3.Compare(context.Background(), []Comparison{base}); err != nil {
+	j3, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir, o.Model = dir, "other-model" })
+	if _, err := j3.Compare(context.Background(), []judge.Comparison{base}); err != nil {
 		t.Fatal(err)
 	}
 	if st := j3.Stats(); st.CacheHits != 0 || st.Calls != 1 {
@@ -462,10 +468,10 @@ func TestCacheKey(t *testing.T) {
 
 // Identical comparisons make one call; the concurrency limit holds.
 func TestDuplicatesAndConcurrency(t *testing.T) {
-	f := newFakeServer(t)
-	f.hold = make(chan struct{})
-	j, _ := newTestJudge(t, f, func(o *Options) { o.Concurrency = 3 })
-	var cs []Comparison
+	f := newServer(t)
+	release := f.Hold()
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.Concurrency = 3 })
+	var cs []judge.Comparison
 	for i := range 12 {
 		cs = append(cs, value("same", "same-ish"), value(fmt.Sprint("g", i), "p"))
 	}
@@ -477,9 +483,7 @@ func TestDuplicatesAndConcurrency(t *testing.T) {
 	// Wait until the limit is reached, then let everything through.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		f.mu.Lock()
-		in := f.inFlight
-		f.mu.Unlock()
+		in, _ := f.InFlight()
 		if in == 3 {
 			break
 		}
@@ -489,14 +493,14 @@ func TestDuplicatesAndConcurrency(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	time.Sleep(20 * time.Millisecond) // a 4th request would arrive now
-	close(f.hold)
+	release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if f.maxIn != 3 {
-		t.Errorf("at most %d requests in flight, want 3", f.maxIn)
+	if _, most := f.InFlight(); most != 3 {
+		t.Errorf("at most %d requests in flight, want 3", most)
 	}
-	if n := len(f.reqs()); n != 13 {
+	if n := len(f.Requests()); n != 13 {
 		t.Errorf("%d requests for 13 distinct comparisons", n)
 	}
 }
@@ -506,18 +510,18 @@ func TestDuplicatesAndConcurrency(t *testing.T) {
 func TestRateLimits(t *testing.T) {
 	cases := []struct {
 		name string
-		opts func(*Options)
+		opts func(*judge.Options)
 		n    int
 		want time.Duration // total time waited
 	}{
-		{"60 requests a minute", func(o *Options) { o.RequestsPerMinute = 60 }, 25, 15 * time.Second},
-		{"unlimited", func(o *Options) {}, 25, 0},
+		{"60 requests a minute", func(o *judge.Options) { o.RequestsPerMinute = 60 }, 25, 15 * time.Second},
+		{"unlimited", func(o *judge.Options) {}, 25, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeServer(t)
-			j, clock := newTestJudge(t, f, tc.opts, func(o *Options) { o.Concurrency = 1 })
-			cs := make([]Comparison, tc.n)
+			f := newServer(t)
+			j, clock := newTestJudge(t, f, tc.opts, func(o *judge.Options) { o.Concurrency = 1 })
+			cs := make([]judge.Comparison, tc.n)
 			for i := range cs {
 				cs[i] = value(fmt.Sprint(i), "x")
 			}
@@ -525,7 +529,7 @@ func TestRateLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			var total time.Duration
-			for _, d := range clock.slept() {
+			for _, d := range clock.Slept() {
 				total += d
 			}
 			if d := total - tc.want; d < -10*time.Millisecond || d > 10*time.Millisecond {
@@ -538,15 +542,15 @@ func TestRateLimits(t *testing.T) {
 	}
 	// Tokens: each request is estimated at est; 10 s of burst at the rate
 	// of 6 requests' worth a minute holds one, then one every 10 s.
-	f := newFakeServer(t)
-	est := estimateTokens(value("0", "x").messages(), DefaultMaxAnswerTokens)
-	j, clock := newTestJudge(t, f, func(o *Options) { o.TokensPerMinute, o.Concurrency = int(6*est), 1 })
-	cs := []Comparison{value("0", "x"), value("1", "x"), value("2", "x")}
+	f := newServer(t)
+	est := judge.EstimateTokens(value("0", "x"), judge.DefaultMaxAnswerTokens)
+	j, clock := newTestJudge(t, f, func(o *judge.Options) { o.TokensPerMinute, o.Concurrency = int(6*est), 1 })
+	cs := []judge.Comparison{value("0", "x"), value("1", "x"), value("2", "x")}
 	if _, err := j.Compare(context.Background(), cs); err != nil {
 		t.Fatal(err)
 	}
 	var total time.Duration
-	for _, d := range clock.slept() {
+	for _, d := range clock.Slept() {
 		total += d
 	}
 	if total < 19*time.Second || total > 21*time.Second {
@@ -556,11 +560,11 @@ func TestRateLimits(t *testing.T) {
 
 // A cancelled run stops waiting at once.
 func TestCancelDuringBackoff(t *testing.T) {
-	f := newFakeServer(t)
-	f.fail(fault{status: 500})
+	f := newServer(t)
+	f.Fail(judgetest.Fault{Status: 500})
 	ctx, cancel := context.WithCancel(context.Background())
-	j, _ := newTestJudge(t, f, func(o *Options) { o.Clock = cancelClock{cancel} })
-	_, err := j.Compare(ctx, []Comparison{value("a", "b")})
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.Clock = cancelClock{cancel} })
+	_, err := j.Compare(ctx, []judge.Comparison{value("a", "b")})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
@@ -577,15 +581,15 @@ func (c cancelClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // An answer without usage is counted at its estimate.
 func TestUsageMissing(t *testing.T) {
-	f := newFakeServer(t)
-	f.fail(fault{status: 200, body: `{"choices":[{"index":0,"message":{"role":"assistant","content":"{\"equivalent\":false,\"score\":0,\"reason\":\"No.\"}"},"finish_reason":"stop"}]}`})
+	f := newServer(t)
+	f.Fail(judgetest.Fault{Status: 200, Body: `{"choices":[{"index":0,"message":{"role":"assistant","content":"{\"equivalent\":false,\"score\":0,\"reason\":\"No.\"}"},"finish_reason":"stop"}]}`})
 	j, _ := newTestJudge(t, f)
 	c := value("a", "b")
-	if _, err := j.Compare(context.Background(), []Comparison{c}); err != nil {
+	if _, err := j.Compare(context.Background(), []judge.Comparison{c}); err != nil {
 		t.Fatal(err)
 	}
 	st := j.Stats()
-	if st.UsageMissing != 1 || st.PromptTokens != estimateTokens(c.messages(), DefaultMaxAnswerTokens) {
+	if st.UsageMissing != 1 || st.PromptTokens != judge.EstimateTokens(c, judge.DefaultMaxAnswerTokens) {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -594,11 +598,11 @@ func TestUsageMissing(t *testing.T) {
 // ID, even when the endpoint echoes it back.
 func TestSecretNeverInOutputs(t *testing.T) {
 	const key = "sk-proj-SECRET0123456789abcdef"
-	echo := func(status int) fault {
-		return fault{status: status, body: errorJSON("Incorrect API key provided: "+key+" (and "+key[:12]+"****)", "invalid_request_error", key, key)}
+	echo := func(status int) judgetest.Fault {
+		return judgetest.Fault{Status: status, Body: judgetest.ErrorBody("Incorrect API key provided: "+key+" (and "+key[:12]+"****)", "invalid_request_error", key, key)}
 	}
 	var outputs []string
-	record := func(vs []Verdict, err error, j *Judge) {
+	record := func(vs []judge.Verdict, err error, j *judge.Judge) {
 		outputs = append(outputs, fmt.Sprintf("%v %+v %#v %s", err, vs, j.Stats(), j.ID()))
 		for _, v := range vs {
 			if v.Err != nil {
@@ -606,24 +610,24 @@ func TestSecretNeverInOutputs(t *testing.T) {
 			}
 		}
 	}
-	for _, faults := range [][]fault{
+	for _, faults := range [][]judgetest.Fault{
 		{echo(401)}, {echo(403)}, {echo(400)}, {echo(404)}, {echo(500), echo(500)}, {echo(429)},
-		{{status: 400, body: errorJSON("context_length_exceeded for "+key, "", "context_length_exceeded", "")}},
+		{{Status: 400, Body: judgetest.ErrorBody("context_length_exceeded for "+key, "", "context_length_exceeded", "")}},
 	} {
-		f := newFakeServer(t)
-		f.fail(faults...)
-		j, _ := newTestJudge(t, f, func(o *Options) { o.APIKey, o.MaxRetries = key, 1 })
-		vs, err := j.Compare(context.Background(), []Comparison{value("a", "b")})
+		f := newServer(t)
+		f.Fail(faults...)
+		j, _ := newTestJudge(t, f, func(o *judge.Options) { o.APIKey, o.MaxRetries = key, 1 })
+		vs, err := j.Compare(context.Background(), []judge.Comparison{value("a", "b")})
 		record(vs, err, j)
 	}
 	// Malformed answers quoting the key.
-	f := newFakeServer(t)
-	f.content = func(chatRequest) string { return "my key is " + key }
-	j, _ := newTestJudge(t, f, func(o *Options) { o.APIKey = key })
-	vs, err := j.Compare(context.Background(), []Comparison{value("a", "b")})
+	f := newServer(t)
+	f.SetContent(func(judgetest.Request) string { return "my key is " + key })
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.APIKey = key })
+	vs, err := j.Compare(context.Background(), []judge.Comparison{value("a", "b")})
 	record(vs, err, j)
 	// Options validation with a key in the URL.
-	_, err = New(Options{URL: "https://user:" + key + "@example.com/v1", Model: "m", APIKey: key})
+	_, err = judge.New(judge.Options{URL: "https://user:" + key + "@example.com/v1", Model: "m", APIKey: key})
 	outputs = append(outputs, fmt.Sprint(err))
 	for _, out := range outputs {
 		if strings.Contains(out, key) || strings.Contains(out, "SECRET") {
@@ -636,23 +640,23 @@ func TestSecretNeverInOutputs(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	ok := Options{URL: "https://api.openai.com/v1", Model: "gpt-4o-mini"}
+	ok := judge.Options{URL: "https://api.openai.com/v1", Model: "gpt-4o-mini"}
 	cases := []struct {
 		name   string
-		change func(*Options)
+		change func(*judge.Options)
 		want   string // substring; "" for valid
 	}{
-		{"valid", func(*Options) {}, ""},
-		{"query kept", func(o *Options) { o.URL = "https://x.openai.azure.com/openai/v1?api-version=preview" }, ""},
-		{"no URL", func(o *Options) { o.URL = "" }, "no endpoint URL: set --judge-url"},
-		{"not http", func(o *Options) { o.URL = "ftp://x/v1" }, "is not an http(s) URL"},
-		{"no host", func(o *Options) { o.URL = "localhost:8080" }, "is not an http(s) URL"},
-		{"credentials in URL", func(o *Options) { o.URL = "https://u:p@x/v1" }, "carries credentials"},
-		{"no model", func(o *Options) { o.Model = " " }, "no model: set --judge-model"},
-		{"format", func(o *Options) { o.ResponseFormat = "xml" }, `response format "xml"`},
-		{"negative concurrency", func(o *Options) { o.Concurrency = -1 }, "concurrency is -1"},
-		{"negative budget", func(o *Options) { o.MaxTokens = -5 }, "max tokens is -5"},
-		{"negative timeout", func(o *Options) { o.Timeout = -time.Second }, "timeout is -1s"},
+		{"valid", func(*judge.Options) {}, ""},
+		{"query kept", func(o *judge.Options) { o.URL = "https://x.openai.azure.com/openai/v1?api-version=preview" }, ""},
+		{"no URL", func(o *judge.Options) { o.URL = "" }, "no endpoint URL: set --judge-url"},
+		{"not http", func(o *judge.Options) { o.URL = "ftp://x/v1" }, "is not an http(s) URL"},
+		{"no host", func(o *judge.Options) { o.URL = "localhost:8080" }, "is not an http(s) URL"},
+		{"credentials in URL", func(o *judge.Options) { o.URL = "https://u:p@x/v1" }, "carries credentials"},
+		{"no model", func(o *judge.Options) { o.Model = " " }, "no model: set --judge-model"},
+		{"format", func(o *judge.Options) { o.ResponseFormat = "xml" }, `response format "xml"`},
+		{"negative concurrency", func(o *judge.Options) { o.Concurrency = -1 }, "concurrency is -1"},
+		{"negative budget", func(o *judge.Options) { o.MaxTokens = -5 }, "max tokens is -5"},
+		{"negative timeout", func(o *judge.Options) { o.Timeout = -time.Second }, "timeout is -1s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -665,62 +669,22 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrInvalidOptions) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, judge.ErrInvalidOptions) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %v, want ErrInvalidOptions with %q", err, tc.want)
 			}
 		})
 	}
 }
 
-func TestEndpoint(t *testing.T) {
-	for base, want := range map[string]string{
-		"https://api.openai.com/v1":                                "https://api.openai.com/v1/chat/completions",
-		"https://api.openai.com/v1/":                               "https://api.openai.com/v1/chat/completions",
-		"http://localhost:8080/v1/chat/completions":                "http://localhost:8080/v1/chat/completions",
-		"https://r.openai.azure.com/openai/v1?api-version=preview": "https://r.openai.azure.com/openai/v1/chat/completions?api-version=preview",
-		"http://127.0.0.1:11434":                                   "http://127.0.0.1:11434/chat/completions",
-	} {
-		if got := endpoint(base); got != want {
-			t.Errorf("endpoint(%q) = %q, want %q", base, got, want)
-		}
-	}
-}
-
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		h    map[string]string
-		want time.Duration
-	}{
-		{nil, -1},
-		{map[string]string{"Retry-After": "3"}, 3 * time.Second},
-		{map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
-		{map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
-		{map[string]string{"Retry-After": now.Add(-time.Hour).Format(http.TimeFormat)}, 0},
-		{map[string]string{"Retry-After": "soon"}, -1},
-		{map[string]string{"Retry-After": "-4"}, -1},
-		{map[string]string{"retry-after-ms": "250", "Retry-After": "1"}, 250 * time.Millisecond},
-		{map[string]string{"retry-after-ms": "x", "Retry-After": "1"}, time.Second},
-	} {
-		h := http.Header{}
-		for k, v := range tc.h {
-			h.Set(k, v)
-		}
-		if got := retryAfter(h, now); got != tc.want {
-			t.Errorf("retryAfter(%v) = %v, want %v", tc.h, got, tc.want)
-		}
-	}
-}
-
 func TestKeyFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if got := KeyFromEnv(env(map[string]string{EnvAPIKey: "a", EnvOpenAIAPIKey: "b"})); got != "a" {
+	if got := judge.KeyFromEnv(env(map[string]string{judge.EnvAPIKey: "a", judge.EnvOpenAIAPIKey: "b"})); got != "a" {
 		t.Errorf("got %q, want the AEM key first", got)
 	}
-	if got := KeyFromEnv(env(map[string]string{EnvOpenAIAPIKey: "b"})); got != "b" {
+	if got := judge.KeyFromEnv(env(map[string]string{judge.EnvOpenAIAPIKey: "b"})); got != "b" {
 		t.Errorf("got %q, want OPENAI_API_KEY", got)
 	}
-	if got := KeyFromEnv(env(nil)); got != "" {
+	if got := judge.KeyFromEnv(env(nil)); got != "" {
 		t.Errorf("got %q, want none", got)
 	}
 }

@@ -106,6 +106,10 @@ func (j *Judge) send(ctx context.Context, msgs []message, est int64) (x *exchang
 		return nil, "", fmt.Errorf("encoding a judge request: %w", err)
 	}
 	x = j.post(ctx, body)
+	if x.status == http.StatusTooManyRequests && x.retryAfter >= 0 && x.retryAfter <= j.o.MaxRetryAfter {
+		// Before the slot is released: no request may slip out meanwhile.
+		j.lim.pauseFor(x.retryAfter)
+	}
 	if ctx.Err() != nil {
 		j.lim.settle(est, 0)
 		return nil, "", ctx.Err()
@@ -241,8 +245,7 @@ func (j *Judge) backoff(try int, x *exchange) (time.Duration, error) {
 				ErrEndpoint, redactURL(j.url), x.status, x.retryAfter, j.o.MaxRetryAfter)
 		}
 		if x.status == http.StatusTooManyRequests {
-			j.lim.pauseFor(x.retryAfter)
-			return 0, nil // the shared pause holds this request too
+			return 0, nil // send paused every request, this one too
 		}
 		return x.retryAfter, nil
 	}

@@ -80,14 +80,15 @@ func (c *comparer) allPass() bool {
 	return true
 }
 
-// decider is who scored the first comparison that reached the scorer, "" when none did.
-func (c *comparer) decider() string {
+// decider is the first comparison that reached the scorer: who scored it
+// and its judge note; zero when none did.
+func (c *comparer) decider() Similarity {
 	for _, s := range c.scores {
 		if s.By != "" {
-			return s.By
+			return Similarity{By: s.By, Judge: s.Judge}
 		}
 	}
-	return ""
+	return Similarity{}
 }
 
 // meanScore is the mean recorded score, clamped to [0,1]; 1 when none.
@@ -169,8 +170,9 @@ func (c *comparer) text(path, param, gold, pred string, semantic bool) error {
 	if err != nil {
 		return fmt.Errorf("field %s: %w", path, err)
 	}
+	th = heldTo(s, th)
 	c.record(path, MethodSemantic, s.Score, th, s.Score >= th, gold, pred)
-	c.scores[len(c.scores)-1].By = s.By
+	c.scores[len(c.scores)-1].By, c.scores[len(c.scores)-1].Judge = s.By, s.Judge
 	return nil
 }
 
@@ -246,7 +248,7 @@ func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool
 			return nil
 		}
 	}
-	best, bestPass, th, by := math.Inf(-1), false, 0.0, ""
+	best, bestPass, th, by := math.Inf(-1), false, 0.0, Similarity{}
 	if semantic {
 		for _, a := range alts {
 			sub := c.scratch()
@@ -259,11 +261,11 @@ func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool
 			}
 		}
 		if _, isText := pred.(string); isText && !c.exactOnly(path) {
-			th = c.threshold(path, param)
+			th = heldTo(by, c.threshold(path, param))
 		}
 	}
 	best = max(best, 0)
-	c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Score: best, Threshold: th, By: by, Pass: bestPass})
+	c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Score: best, Threshold: th, By: by.By, Pass: bestPass, Judge: by.Judge})
 	if !bestPass {
 		gold := make([]string, len(alts))
 		for i, a := range alts {

@@ -44,6 +44,7 @@ type Comparison struct {
 const (
 	ByEmbed   = "embed"   // embedding cosine (package embed)
 	ByLexical = "lexical" // Lexical: word and trigram overlap
+	ByJudge   = "judge"   // an LLM judge (package judge), held to JudgeThreshold
 )
 
 // Similarity is a Scorer's answer for one Comparison. The comparison
@@ -55,10 +56,43 @@ const (
 // what it records into FieldScore.
 type Similarity struct {
 	Score float64 // in [-1, 1]; 1 = same meaning. NaN is refused.
-	By    string  // who decided: ByEmbed, ByLexical, "judge", "composite", ...
+	By    string  // who decided: ByEmbed, ByLexical, ByJudge, "composite", ...
 	// Cosine is the embedding similarity a decider started from when Score
-	// is not it (a fitted composite's probability); nil otherwise.
+	// is not it (a fitted composite's probability, a judge's score); nil
+	// otherwise.
 	Cosine *float64
+	// Judge is set by an escalating scorer (embed+judge) on the
+	// comparisons it sent to a judge; nil otherwise.
+	Judge *JudgeNote
+}
+
+// JudgeNote is what an escalating scorer records about a comparison it
+// sent to a judge.
+type JudgeNote struct {
+	// FirstScore is the first scorer's score (the embedding cosine, or the
+	// fitted composite's probability) that lay in the uncertain band, and
+	// FirstBy who that scorer was (ByEmbed, ...).
+	FirstScore float64
+	FirstBy    string
+	// Reason is the judge's one-sentence reason; empty on a judge error.
+	Reason string
+	// Error says why the judge gave no answer; the first scorer then
+	// decided (Similarity.By is its, Score the FirstScore).
+	Error string
+}
+
+// JudgeThreshold is the threshold a judge's decision (By == ByJudge) is
+// held to, whatever the thresholds lookup says for the field: a judge's
+// score is at least 0.5 exactly when it answered "equivalent".
+const JudgeThreshold = 0.5
+
+// heldTo is the threshold s is held to: th from the thresholds lookup, or
+// JudgeThreshold for a judge's decision.
+func heldTo(s Similarity, th float64) float64 {
+	if s.By == ByJudge {
+		return JudgeThreshold
+	}
+	return th
 }
 
 // Scorer scores semantic comparisons. Compare returns one Similarity per

@@ -281,7 +281,8 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 		if err != nil {
 			return judged{}, fmt.Errorf("response: %w", err)
 		}
-		truth = FieldScore{Field: "response", Method: MethodSemantic, Score: s.Score, Threshold: th, By: s.By, Pass: s.Score >= th}
+		th := heldTo(s, th)
+		truth = FieldScore{Field: "response", Method: MethodSemantic, Score: s.Score, Threshold: th, By: s.By, Pass: s.Score >= th, Judge: s.Judge}
 	}
 	clauses, coverage, err := j.coverage(gold, pred)
 	if err != nil {
@@ -314,11 +315,12 @@ func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
 		if slices.Contains(pc, g) {
 			fs = FieldScore{Field: fs.Field, Method: MethodExact, Score: 1, Pass: true}
 		} else if len(pc) > 0 {
-			best, err := j.bestClause(fs.Field, g, pc)
+			best, err := j.bestClause(fs.Field, g, pc, th)
 			if err != nil {
 				return nil, 0, fmt.Errorf("%s: %w", fs.Field, err)
 			}
-			fs.Method, fs.Score, fs.By, fs.Pass = MethodSemantic, best.Score, best.By, best.Score >= th
+			bth := heldTo(best, th)
+			fs.Method, fs.Score, fs.Threshold, fs.By, fs.Pass, fs.Judge = MethodSemantic, best.Score, bth, best.By, best.Score >= bth, best.Judge
 		}
 		sum += clamp01(fs.Score)
 		scores = append(scores, fs)
@@ -330,16 +332,18 @@ func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
 }
 
 // bestClause is the best similarity of gold clause g (at field) with any
-// predicted clause; the first of equal scores wins.
-func (j *judger) bestClause(field, g string, pc []string) (Similarity, error) {
-	best := Similarity{Score: math.Inf(-1)}
+// predicted clause: the one furthest above (or least below) the threshold
+// th it is held to (a judge's decision is held to JudgeThreshold, see
+// heldTo); the first of equals wins.
+func (j *judger) bestClause(field, g string, pc []string, th float64) (Similarity, error) {
+	best, margin := Similarity{Score: math.Inf(-1)}, math.Inf(-1)
 	for _, p := range pc {
 		s, err := j.sim(Comparison{Kind: CompareClause, Field: field, Gold: g, Predicted: p})
 		if err != nil {
 			return Similarity{}, err
 		}
-		if s.Score > best.Score {
-			best = s
+		if m := s.Score - heldTo(s, th); m > margin {
+			best, margin = s, m
 		}
 	}
 	return best, nil

@@ -137,9 +137,12 @@ type FieldScore struct {
 	Score     float64 // 1 for exact/typed matches, the similarity for semantic ones
 	Threshold float64 // threshold applied (semantic only; 0 otherwise)
 	// By is who scored a comparison that reached the Scorer (Similarity.By:
-	// "embed", "lexical", ...); empty when none did (exact, typed, missing).
+	// "embed", "lexical", "judge", ...); empty when none did (exact, typed, missing).
 	By   string
 	Pass bool
+	// Judge is Similarity.Judge of the deciding comparison: set when an
+	// escalating scorer asked a judge about it.
+	Judge *JudgeNote
 }
 
 // Verdict is the judgement of one scored turn.

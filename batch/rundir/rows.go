@@ -43,6 +43,16 @@ type FieldScoreRow struct {
 	Score     float64 `parquet:"score" json:"score"`
 	Threshold float64 `parquet:"threshold" json:"threshold"`
 	Pass      bool    `parquet:"pass" json:"pass"`
+	// By is who decided a comparison that reached the scorer ("embed",
+	// "lexical", "judge"); null when none did (exact, typed, missing).
+	By *string `parquet:"by,optional" json:"by"`
+	// Set when an escalating scorer (embed+judge, judge) asked the judge:
+	// the first scorer's score that lay in the band (the embedding
+	// cosine), the judge's one-sentence reason, or why it gave none (the
+	// first scorer then decided). Null otherwise.
+	Cosine      *float64 `parquet:"cosine,optional" json:"cosine"`
+	JudgeReason *string  `parquet:"judge_reason,optional" json:"judge_reason"`
+	JudgeError  *string  `parquet:"judge_error,optional" json:"judge_error"`
 }
 
 // TurnRow is one row of turns.parquet: the verdict for one scored turn,
@@ -90,6 +100,10 @@ type TurnRow struct {
 
 	Threshold float64 `parquet:"threshold" json:"threshold"`
 	Scorer    string  `parquet:"scorer" json:"scorer"`
+	// EmbedPass is the verdict the first scorer (the embedding) alone
+	// would have given, for runs with an escalating scorer (embed+judge,
+	// judge); null for other runs.
+	EmbedPass *bool `parquet:"embed_pass,optional" json:"embed_pass"`
 }
 
 // DialogRow is one row of dialogs.parquet: the composed verdict of one

@@ -51,6 +51,8 @@ type Summary struct {
 	// Pearson and Spearman correlation of accumulated dialog latency with
 	// dialog score.
 	LatencyCorrelation *LatencyCorrelation `json:"latency_correlation,omitempty"`
+	// Judge is set for runs with an escalating scorer (embed+judge, judge).
+	Judge *JudgeSummary `json:"judge,omitempty"`
 
 	Timings map[string]float64 `json:"timings_seconds"`
 }
@@ -67,6 +69,35 @@ type BucketStat struct {
 	Turns       int     `json:"turns"`
 	Passed      int     `json:"passed"`
 	Correctness float64 `json:"correctness"`
+}
+
+// JudgeSummary is the LLM judge's part in a run. The counts of field
+// comparisons come from the rows (a resumed or merged run counts them
+// all); Usage is what this invocation of aem run paid (earlier
+// invocations of a resumed run are not in it; a merge has none).
+type JudgeSummary struct {
+	// Field comparisons recorded in turns.parquet that a scorer decided,
+	// those the judge was asked about (cosine set), decided (by "judge"),
+	// and judge errors on (the first scorer decided).
+	Semantic  int `json:"semantic_fields"`
+	Escalated int `json:"escalated_fields"`
+	Decided   int `json:"judge_decided_fields"`
+	Errors    int `json:"judge_errors"`
+	// EscalatedShare is Escalated / Semantic.
+	EscalatedShare float64     `json:"escalated_share"`
+	Usage          *JudgeUsage `json:"usage,omitempty"`
+}
+
+// JudgeUsage counts what the judge did in one invocation of aem run.
+type JudgeUsage struct {
+	Compared         int64 `json:"compared"`  // distinct comparisons the first scorer scored
+	Escalated        int64 `json:"escalated"` // of those, sent to the judge
+	Calls            int64 `json:"calls"`     // HTTP requests, retries included
+	CacheHits        int64 `json:"cache_hits"`
+	Retries          int64 `json:"retries"`
+	Errors           int64 `json:"errors"`
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
 }
 
 // LatencyCorrelation relates accumulated dialog latency to dialog score.
@@ -87,6 +118,8 @@ type summaryAcc struct {
 	buckets                map[string]*BucketStat
 	lat, latScore          []float64
 	digest                 hash.Hash
+	judge                  JudgeSummary
+	judged                 bool // a row came from an escalating scorer
 }
 
 func newSummaryAcc() *summaryAcc {
@@ -100,6 +133,7 @@ func newSummaryAcc() *summaryAcc {
 
 func (a *summaryAcc) addTurn(t *TurnRow) {
 	a.turns++
+	a.addJudge(t)
 	if t.Pass {
 		a.passed++
 	}
@@ -144,6 +178,29 @@ func (a *summaryAcc) addTurn(t *TurnRow) {
 	}
 }
 
+// addJudge counts the judge's part in a turn's field comparisons.
+func (a *summaryAcc) addJudge(t *TurnRow) {
+	if t.EmbedPass == nil {
+		return
+	}
+	a.judged = true
+	for _, fs := range t.FieldScores {
+		if fs.By == nil {
+			continue
+		}
+		a.judge.Semantic++
+		if fs.Cosine != nil {
+			a.judge.Escalated++
+		}
+		if *fs.By == metrics.ByJudge {
+			a.judge.Decided++
+		}
+		if fs.JudgeError != nil {
+			a.judge.Errors++
+		}
+	}
+}
+
 func (a *summaryAcc) addDialog(d *DialogRow, goldDigest []byte) {
 	a.dialogs++
 	if d.TestPass {
@@ -184,6 +241,13 @@ func (a *summaryAcc) summary() *Summary {
 		st := *b
 		st.Correctness = ratio(b.Passed, b.Turns)
 		s.ByChainBucket[name] = st
+	}
+	if a.judged {
+		j := a.judge
+		if j.Semantic > 0 {
+			j.EscalatedShare = float64(j.Escalated) / float64(j.Semantic)
+		}
+		s.Judge = &j
 	}
 	if p, sp, ok := correlations(a.lat, a.latScore); ok {
 		s.LatencyCorrelation = &LatencyCorrelation{Dialogs: len(a.lat), Pearson: p, Spearman: sp}

@@ -104,21 +104,27 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	if err != nil {
 		return err
 	}
-	sc, err := o.scorer.open(ctx, env)
+	sc, err := o.scorer.open(ctx, env, nil)
 	if err != nil {
 		return err
 	}
 	defer sc.close()
+	var judgeLine func(batch.Stats, int64) string
+	var judgeUsage func() rundir.JudgeUsage
+	if sc.judge != nil {
+		judgeLine, judgeUsage = judgeStatus(sc.judge), usageOf(sc)
+	}
 	opts := batch.Options{
 		Input:      input,
 		OutDir:     o.out,
 		Workers:    o.workers,
 		Config:     cfg,
-		Scorer:     sc,
+		Scorer:     sc.Scorer,
 		Resume:     o.resume,
 		Shard:      shard,
-		Progress:   newProgress(env, o.quiet),
+		Progress:   newProgress(env, o.quiet, judgeLine),
 		CacheStats: sc.cacheStats,
+		JudgeUsage: judgeUsage,
 		WorkDir:    o.workDir,
 		ReadOptions: golden.ReadOptions{
 			Mapping:       mapping,

@@ -163,7 +163,7 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		if err != nil {
 			return err
 		}
-		scorer, err := o.scorer.open(ctx, env)
+		scorer, err := o.scorer.open(ctx, env, nil)
 		if err != nil {
 			return fmt.Errorf("opening the scorer for --pairs: %w", err)
 		}

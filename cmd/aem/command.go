@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aem-dev/aem/home"
+	"github.com/aem-dev/aem/judge"
 )
 
 // Exit statuses. They are documented in the README and in `aem help`.
@@ -20,6 +21,7 @@ const (
 	exitInvalidRows = 3
 	exitRegression  = 4
 	exitWeak        = 5
+	exitBudget      = 6
 	exitInterrupted = 130
 )
 
@@ -197,7 +199,10 @@ Every flag can also be set by an environment variable: --ort-lib by AEM_ORT_LIB.
 
 EXIT STATUS
 	0 success; 1 error; 2 usage error; 3 invalid input rows;
-	4 regression found (compare --fail-on-regression); 130 interrupted.
+	4 regression found (compare --fail-on-regression); 5 calibration no
+	better than a trivial rule (sweep, without --accept-weak); 6 stopped
+	at the judge budget (--judge-max-calls, --judge-max-tokens; resumable
+	with --resume); 130 interrupted.
 `)
 }
 
@@ -277,6 +282,10 @@ func exitStatus(env *Env, err error) int {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(env.Stderr, "aem: interrupted; rerun the same command with --resume to continue where it stopped")
 		return exitInterrupted
+	}
+	if errors.Is(err, judge.ErrBudget) {
+		fmt.Fprintf(env.Stderr, "aem: %v\naem: stopped at the judge budget; the answers so far are cached and finished dialogs are checkpointed: raise the budget and rerun the same command with --resume to continue\n", err)
+		return exitBudget
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {

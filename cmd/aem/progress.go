@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/judge"
 )
 
 // progress renders batch.Progress reports on stderr: a status line
@@ -16,6 +17,9 @@ type progress struct {
 	tty      bool
 	now      func() time.Time
 	logEvery time.Duration
+	// extra, when set, appends a scorer's own figures (the judge's) to
+	// each line.
+	extra func(s batch.Stats, total int64) string
 
 	total    int64
 	last     time.Time
@@ -23,11 +27,11 @@ type progress struct {
 	finished bool
 }
 
-func newProgress(env *Env, quiet bool) batch.Progress {
+func newProgress(env *Env, quiet bool, extra func(batch.Stats, int64) string) batch.Progress {
 	if quiet {
 		return batch.NoopProgress{}
 	}
-	return &progress{w: env.Stderr, tty: env.StderrTTY, now: env.Now, logEvery: 10 * time.Second}
+	return &progress{w: env.Stderr, tty: env.StderrTTY, now: env.Now, logEvery: 10 * time.Second, extra: extra}
 }
 
 func (p *progress) Start(totalRows int64) {
@@ -62,6 +66,9 @@ func (p *progress) Done(s batch.Stats, err error) {
 
 func (p *progress) print(s batch.Stats) {
 	line := statusLine(s, p.total)
+	if p.extra != nil {
+		line += p.extra(s, p.total)
+	}
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 		p.drawn = true
@@ -92,4 +99,36 @@ func statusLine(s batch.Stats, total int64) string {
 		line += fmt.Sprintf(", cache hits %.0f%%", 100*float64(s.CacheHits)/float64(n))
 	}
 	return line
+}
+
+// judgeStatus is the judge's part of the progress line: calls made, the
+// calls the whole input will take at this rate (when its size is known),
+// tokens, cache hits and judge errors.
+func judgeStatus(j *judge.Judge) func(batch.Stats, int64) string {
+	return func(s batch.Stats, total int64) string {
+		st := j.Stats()
+		line := fmt.Sprintf("; judge %d calls", st.Calls)
+		if total > 0 && s.RowsRead > 0 && s.RowsRead < total {
+			line += fmt.Sprintf(" (about %d for the run)", st.Calls*total/s.RowsRead)
+		}
+		line += fmt.Sprintf(", %s tokens", humanCount(st.PromptTokens+st.CompletionTokens))
+		if st.CacheHits > 0 {
+			line += fmt.Sprintf(", %d cached", st.CacheHits)
+		}
+		if st.Errors > 0 {
+			line += fmt.Sprintf(", %d errors", st.Errors)
+		}
+		return line
+	}
+}
+
+// humanCount writes n with a k or M suffix past 10,000.
+func humanCount(n int64) string {
+	switch {
+	case n >= 10_000_000:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", n/1_000)
+	}
+	return fmt.Sprint(n)
 }

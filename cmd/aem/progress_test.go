@@ -55,7 +55,7 @@ func TestProgressOutput(t *testing.T) {
 
 	t.Run("terminal rewrites one line", func(t *testing.T) {
 		var buf bytes.Buffer
-		p := newProgress(&Env{Stderr: &buf, StderrTTY: true, Now: clock}, false)
+		p := newProgress(&Env{Stderr: &buf, StderrTTY: true, Now: clock}, false, nil)
 		p.Start(-1)
 		now = now.Add(time.Second)
 		p.Update(s)
@@ -67,7 +67,7 @@ func TestProgressOutput(t *testing.T) {
 	})
 	t.Run("pipe gets timestamped log lines, rate-limited", func(t *testing.T) {
 		var buf bytes.Buffer
-		p := newProgress(&Env{Stderr: &buf, Now: clock}, false)
+		p := newProgress(&Env{Stderr: &buf, Now: clock}, false, nil)
 		p.Start(100)
 		p.Update(s) // too soon: nothing
 		now = now.Add(11 * time.Second)
@@ -80,7 +80,7 @@ func TestProgressOutput(t *testing.T) {
 	})
 	t.Run("quiet prints nothing", func(t *testing.T) {
 		var buf bytes.Buffer
-		p := newProgress(&Env{Stderr: &buf, StderrTTY: true, Now: clock}, true)
+		p := newProgress(&Env{Stderr: &buf, StderrTTY: true, Now: clock}, true, nil)
 		p.Start(10)
 		p.Update(s)
 		p.Done(s, nil)

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/aem-dev/aem/embed"
 	"github.com/aem-dev/aem/home"
+	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/metrics"
 )
 
@@ -26,10 +29,20 @@ type scorerOptions struct {
 	discard   bool
 	cacheMax  int64
 	memo      int
+	judge     judgeOptions
 }
 
+// Scorers accepted by --scorer.
+const (
+	scorerEmbed        = "embed"
+	scorerLexical      = "lexical"
+	scorerJudge        = "judge"
+	scorerEmbedJudge   = "embed+judge"
+	scorerLexicalJudge = "lexical+judge"
+)
+
 func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.kind, "scorer", "embed", "similarity scorer: embed (sentence embeddings, cosine) or lexical (word and trigram overlap, no model)")
+	fs.StringVar(&o.kind, "scorer", scorerEmbed, "similarity scorer: embed (sentence embeddings, cosine), lexical (word and trigram overlap, no model), embed+judge (an LLM judge decides where the cosine is unsure: --judge-band), judge (the judge decides every comparison) or lexical+judge")
 	fs.StringVar(&o.model, "model", "", "model directory (default: models/use-lite in the install root, see INSTALL ROOT)")
 	fs.StringVar(&o.backend, "backend", embed.BackendORT, "inference backend: ort (ONNX Runtime) or go (pure Go, slower, no shared library)")
 	fs.StringVar(&o.ortLib, "ort-lib", "", "path of libonnxruntime.so.1 (default: lib/<os>-<arch>/ in the install root)")
@@ -37,27 +50,63 @@ func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.graphOpt, "graph-opt", embed.GraphOptAll, "ONNX Runtime graph optimisation: disable, basic, extended or all")
 	fs.IntVar(&o.batchSize, "batch-size", embed.DefaultBatchSize, "strings per model call")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "persistent embedding cache directory (default: embed-cache/ in the install root, see INSTALL ROOT)")
-	fs.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding cache")
+	fs.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding and judge caches")
 	fs.Int64Var(&o.cacheMax, "cache-max-mb", embed.DefaultCacheMaxBytes>>20, "bound of the persistent embedding cache in MiB (0: the default); the oldest entries are evicted past it")
 	fs.IntVar(&o.memo, "memo-entries", embed.DefaultMemoEntries, "vectors kept in memory during a run (an LRU; 0: the default, negative: none)")
-	fs.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding cache file aside and start an empty one instead of failing")
+	fs.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding or judge cache file aside and start an empty one instead of failing")
+	o.judge.addFlags(fs)
 }
 
 // openedScorer is a scorer plus what the caller must do with it afterwards.
 type openedScorer struct {
 	metrics.Scorer
 	cacheStats func() (hits, misses int64)
+	// judge and escalation are set for the judge scorers.
+	judge      *judge.Judge
+	escalation *judge.Escalation
 	close      func() error
 }
 
-func (o scorerOptions) open(ctx context.Context, env *Env) (*openedScorer, error) {
-	switch o.kind {
-	case "lexical":
-		return &openedScorer{Scorer: metrics.Lexical{}, close: func() error { return nil }}, nil
-	case "embed":
-	default:
-		return nil, fmt.Errorf("unknown --scorer %q: use embed or lexical", o.kind)
+// open opens the scorer --scorer names. band is the thresholds file's
+// judge_band, if it has one.
+func (o scorerOptions) open(ctx context.Context, env *Env, band *judge.Band) (*openedScorer, error) {
+	first, screen, ok := strings.Cut(o.kind, "+")
+	switch {
+	case o.kind == scorerJudge:
+		first = scorerEmbed
+	case ok && screen != scorerJudge, first != scorerEmbed && first != scorerLexical:
+		return nil, fmt.Errorf("unknown --scorer %q: use embed, lexical, embed+judge, judge or lexical+judge", o.kind)
 	}
+	var sc *openedScorer
+	cacheHome := home.Writable(env.homeRoots()).Dir
+	if first == scorerLexical {
+		sc = &openedScorer{Scorer: metrics.Lexical{}, close: func() error { return nil }}
+	} else {
+		var err error
+		if sc, cacheHome, err = o.openEmbed(ctx, env); err != nil {
+			return nil, err
+		}
+	}
+	if first == o.kind {
+		return sc, nil
+	}
+	b, err := o.judge.bandFor(o.kind, band)
+	if err == nil {
+		sc.judge, err = judge.New(o.judge.options(env, cacheHome, o.noCache, o.discard))
+	}
+	if err != nil {
+		return nil, errors.Join(err, sc.close())
+	}
+	sc.escalation = judge.NewEscalation(sc.Scorer, sc.judge, b)
+	sc.Scorer = sc.escalation
+	closeFirst := sc.close
+	sc.close = func() error { return errors.Join(sc.judge.Close(), closeFirst()) }
+	return sc, nil
+}
+
+// openEmbed opens the embedding scorer; cacheHome is the install root its
+// cache lives in (the judge's goes beside it).
+func (o scorerOptions) openEmbed(ctx context.Context, env *Env) (sc *openedScorer, cacheHome string, err error) {
 	eo := embed.Options{
 		ModelDir:       o.model,
 		Backend:        o.backend,
@@ -74,27 +123,28 @@ func (o scorerOptions) open(ctx context.Context, env *Env) (*openedScorer, error
 	roots := env.homeRoots()
 	root, err := home.Find(roots, func(dir string) []string { return needs(eo, dir) })
 	if err != nil {
-		return nil, fmt.Errorf("the embedding scorer needs the model and the ONNX Runtime library: %w\nInstall them with 'make install' or 'scripts/setup --user' (or scripts/setup in this directory), "+
+		return nil, "", fmt.Errorf("the embedding scorer needs the model and the ONNX Runtime library: %w\nInstall them with 'make install' or 'scripts/setup --user' (or scripts/setup in this directory), "+
 			"or set AEM_HOME to a folder scripts/setup filled; --model and --ort-lib name them directly, "+
 			"--backend go needs no ONNX Runtime, --scorer lexical needs neither", err)
 	}
 	eo.Home = root.Dir
+	cacheHome = cacheRoot(roots, root).Dir
 	if !o.noCache {
 		eo.CacheDir = o.cacheDir
 		if eo.CacheDir == "" {
-			eo.CacheDir = filepath.Join(cacheRoot(roots, root).Dir, "embed-cache")
+			eo.CacheDir = filepath.Join(cacheHome, "embed-cache")
 		}
 	}
 	e, err := embed.Open(ctx, eo)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	s := embed.NewScorer(e)
 	stats := func() (int64, int64) {
 		st := e.Stats()
 		return st.MemoHits + st.CacheHits, st.StringsEmbedded
 	}
-	return &openedScorer{Scorer: s, cacheStats: stats, close: e.Close}, nil
+	return &openedScorer{Scorer: s, cacheStats: stats, close: e.Close}, cacheHome, nil
 }
 
 // needs lists the files the scorer takes from the install root dir: the

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/judge"
+)
+
+// judgeOptions configures the LLM judge of --scorer judge and
+// --scorer embed+judge. The API key is never a flag (a command line is
+// visible to every user of the machine): it comes from AEM_JUDGE_API_KEY
+// or OPENAI_API_KEY.
+type judgeOptions struct {
+	url         string
+	model       string
+	band        string
+	concurrency int
+	rpm, tpm    int
+	timeout     time.Duration
+	retries     int
+	maxCalls    int64
+	maxTokens   int64
+	format      string
+	cacheDir    string
+}
+
+func (o *judgeOptions) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.url, "judge-url", "", "the judge's OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://localhost:8080/v1 (key from AEM_JUDGE_API_KEY or OPENAI_API_KEY)")
+	fs.StringVar(&o.model, "judge-model", "", "the judge's model name, e.g. gpt-4o-mini")
+	fs.StringVar(&o.band, "judge-band", "", "embed+judge: ask the judge when the first score lies in LOW:HIGH (default: the thresholds file's judge_band, else 0.35:0.8)")
+	fs.IntVar(&o.concurrency, "judge-concurrency", judge.DefaultConcurrency, "judge requests in flight at once")
+	fs.IntVar(&o.rpm, "judge-rpm", 0, "judge requests per minute (0: no limit)")
+	fs.IntVar(&o.tpm, "judge-tpm", 0, "judge tokens per minute, estimated before each request (0: no limit)")
+	fs.DurationVar(&o.timeout, "judge-timeout", judge.DefaultTimeout, "time limit of one judge request; a request past it is retried")
+	fs.IntVar(&o.retries, "judge-retries", judge.DefaultMaxRetries, "retries of a judge request after HTTP 429, 5xx, a timeout or a connection error (negative: none)")
+	fs.Int64Var(&o.maxCalls, "judge-max-calls", 0, "budget: stop the run (resumable) before the judge request that would pass this many (0: no limit)")
+	fs.Int64Var(&o.maxTokens, "judge-max-tokens", 0, "budget: stop the run (resumable) before a judge request that could pass this many tokens (0: no limit)")
+	fs.StringVar(&o.format, "judge-response-format", judge.FormatAuto, "how the answer's JSON is asked for: auto (json_schema, stepping down as the endpoint refuses), json_schema, json_object or none")
+	fs.StringVar(&o.cacheDir, "judge-cache-dir", "", "persistent cache of the judge's answers (default: <home>/judge-cache; --no-cache disables it)")
+}
+
+// options builds judge.Options; home is the install root for the default
+// cache directory.
+func (o judgeOptions) options(env *Env, home string, noCache, discard bool) judge.Options {
+	jo := judge.Options{
+		URL: o.url, Model: o.model, APIKey: judge.KeyFromEnv(env.Getenv),
+		Concurrency: o.concurrency, RequestsPerMinute: o.rpm, TokensPerMinute: o.tpm,
+		Timeout: o.timeout, MaxRetries: o.retries, MaxCalls: o.maxCalls, MaxTokens: o.maxTokens,
+		ResponseFormat: o.format, DiscardCorruptCache: discard,
+	}
+	if o.retries == 0 {
+		jo.MaxRetries = -1 // the flag's 0 means none; Options' 0 means the default
+	}
+	if !noCache {
+		jo.CacheDir = o.cacheDir
+		if jo.CacheDir == "" {
+			jo.CacheDir = filepath.Join(home, "judge-cache")
+		}
+	}
+	return jo
+}
+
+// bandFor is the escalation band: --judge-band, else fromFile (the
+// thresholds file's judge_band), else the default; every score for
+// --scorer judge.
+func (o judgeOptions) bandFor(kind string, fromFile *judge.Band) (judge.Band, error) {
+	if kind == scorerJudge {
+		if o.band != "" {
+			return judge.Band{}, fmt.Errorf("--judge-band applies to --scorer embed+judge; --scorer judge asks the judge about every comparison")
+		}
+		return judge.EveryScore, nil
+	}
+	switch {
+	case o.band != "":
+		return judge.ParseBand(o.band)
+	case fromFile != nil:
+		return *fromFile, nil
+	}
+	return judge.DefaultBand, nil
+}
+
+// usageOf reports a judged run's usage for summary.json.
+func usageOf(sc *openedScorer) func() rundir.JudgeUsage {
+	return func() rundir.JudgeUsage {
+		js, es := sc.judge.Stats(), sc.escalation.Stats()
+		return rundir.JudgeUsage{
+			Compared: es.Comparisons, Escalated: es.Escalated, Calls: js.Calls, CacheHits: js.CacheHits,
+			Retries: js.Retries, Errors: js.Errors, PromptTokens: js.PromptTokens, CompletionTokens: js.CompletionTokens,
+		}
+	}
+}

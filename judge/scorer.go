@@ -1,0 +1,147 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/aem-dev/aem/metrics"
+)
+
+// Band is the uncertain band of the first scorer's scores, bounds
+// included: an Escalation asks the judge about the comparisons whose score
+// lies in it.
+type Band struct{ Low, High float64 }
+
+// DefaultBand is where an embedding cosine is least trustworthy: single
+// words and near-identical sentences of different meaning score there
+// (revenue/profit 0.66, NYC/New York City 0.80 with USE-lite).
+var DefaultBand = Band{Low: 0.35, High: 0.8}
+
+// EveryScore is the band of `--scorer judge`: every comparison goes to
+// the judge.
+var EveryScore = Band{Low: math.Inf(-1), High: math.Inf(1)}
+
+// Contains reports whether score lies in the band.
+func (b Band) Contains(score float64) bool { return score >= b.Low && score <= b.High }
+
+// String is the band as ParseBand reads it ("0.35:0.8"; "all" for EveryScore).
+func (b Band) String() string {
+	if b == EveryScore {
+		return "all"
+	}
+	return strconv.FormatFloat(b.Low, 'g', -1, 64) + ":" + strconv.FormatFloat(b.High, 'g', -1, 64)
+}
+
+// ParseBand reads "LOW:HIGH" (two scores in [-1, 1], LOW <= HIGH) or "all".
+func ParseBand(s string) (Band, error) {
+	if s == "all" {
+		return EveryScore, nil
+	}
+	lo, hi, ok := strings.Cut(s, ":")
+	if !ok {
+		return Band{}, fmt.Errorf("judge band %q: write LOW:HIGH, for example 0.35:0.8", s)
+	}
+	l, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	h, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	switch {
+	case err1 != nil || err2 != nil:
+		return Band{}, fmt.Errorf("judge band %q: LOW and HIGH must be numbers, for example 0.35:0.8", s)
+	case l < -1 || h > 1 || math.IsNaN(l) || math.IsNaN(h):
+		return Band{}, fmt.Errorf("judge band %q: the bounds must lie in [-1, 1]", s)
+	case l > h:
+		return Band{}, fmt.Errorf("judge band %q: LOW is above HIGH", s)
+	}
+	return Band{Low: l, High: h}, nil
+}
+
+// Escalation is a metrics.Scorer that scores every comparison with a first
+// scorer (the embedding) and asks the judge about those whose score lies
+// in the band; the judge's answer decides them (metrics.ByJudge, its score,
+// its reason) and the first score is kept (Similarity.Judge.FirstScore). A
+// judge error leaves the first scorer's decision, with the error recorded. With
+// EveryScore every comparison goes to the judge, and the first scorer's
+// score is still there for the side-by-side calibration and as the
+// fallback. It is safe for concurrent use.
+type Escalation struct {
+	first metrics.Scorer
+	judge *Judge
+	band  Band
+
+	comparisons, escalated, judgeErrors atomic.Int64
+}
+
+var _ metrics.Scorer = (*Escalation)(nil)
+
+// NewEscalation returns an Escalation over first and j. It owns neither.
+func NewEscalation(first metrics.Scorer, j *Judge, band Band) *Escalation {
+	return &Escalation{first: first, judge: j, band: band}
+}
+
+// ID names both scorers and the band, so that runs judged differently are
+// never compared as equals:
+// "embed:use-lite@sha256:…+judge:gpt-4o-mini@prompt-1[band 0.35:0.8]".
+func (e *Escalation) ID() string {
+	return e.first.ID() + "+" + e.judge.ID() + "[band " + e.band.String() + "]"
+}
+
+// Compare implements metrics.Scorer.
+func (e *Escalation) Compare(ctx context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
+	out, err := e.first.Compare(ctx, cs)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) != len(cs) {
+		return nil, fmt.Errorf("%s returned %d answers for %d comparisons", e.first.ID(), len(out), len(cs))
+	}
+	var ask []Comparison
+	var at []int
+	for i, s := range out {
+		if e.band.Contains(s.Score) {
+			c := cs[i]
+			ask = append(ask, Comparison{Kind: Kind(c.Kind), Field: c.Field, Context: c.Context, Gold: c.Gold, Predicted: c.Predicted})
+			at = append(at, i)
+		}
+	}
+	e.comparisons.Add(int64(len(cs)))
+	e.escalated.Add(int64(len(ask)))
+	if len(ask) == 0 {
+		return out, nil
+	}
+	vs, err := e.judge.Compare(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range vs {
+		s := &out[at[k]]
+		note := &metrics.JudgeNote{FirstScore: s.Score, FirstBy: s.By}
+		s.Judge = note
+		if v.Err != nil {
+			e.judgeErrors.Add(1)
+			note.Error = v.Err.Error()
+			continue
+		}
+		s.Score, s.By, note.Reason = v.Score, metrics.ByJudge, v.Reason
+	}
+	return out, nil
+}
+
+// Escalates reports that an Escalation lets a judge decide: the batch
+// pipeline then records what the first scorer alone would have decided.
+func (e *Escalation) Escalates() bool { return true }
+
+// EscalationStats counts what an Escalation did; the Judge's Stats cover
+// the calls.
+type EscalationStats struct {
+	Comparisons int64 // comparisons scored by the first scorer
+	Escalated   int64 // of those, sent to the judge (their score lay in the band)
+	JudgeErrors int64 // escalated comparisons the judge gave no answer for (decided by the first scorer)
+}
+
+// Stats returns the counters so far.
+func (e *Escalation) Stats() EscalationStats {
+	return EscalationStats{Comparisons: e.comparisons.Load(), Escalated: e.escalated.Load(), JudgeErrors: e.judgeErrors.Load()}
+}

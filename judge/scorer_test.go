@@ -1,0 +1,142 @@
+package judge_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/aem-dev/aem/judge"
+	"github.com/aem-dev/aem/judge/judgetest"
+
+	"github.com/aem-dev/aem/metrics"
+	"github.com/google/go-cmp/cmp"
+)
+
+// tableScorer is a first scorer whose score for a comparison is looked up
+// by its gold string.
+type tableScorer map[string]float64
+
+func (tableScorer) ID() string { return "table" }
+
+func (t tableScorer) Compare(_ context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
+	out := make([]metrics.Similarity, len(cs))
+	for i, c := range cs {
+		out[i] = metrics.Similarity{Score: t[c.Gold], By: metrics.ByEmbed}
+	}
+	return out, nil
+}
+
+// Band routing: only comparisons whose first score lies in the band (bounds
+// included) reach the judge, which then decides them; the rest keep the
+// first scorer's decision. A judge error keeps it too, recorded.
+func TestEscalationRoutesTheBand(t *testing.T) {
+	f := newServer(t)
+	f.Answer("in-low", "p", judge.Answer{Equivalent: true, Score: 0.9, Reason: "Same."})
+	first := tableScorer{"below": 0.34, "in-low": 0.35, "in-mid": 0.6, "in-high": 0.8, "above": 0.81, "broken": 0.5}
+	j, _ := newTestJudge(t, f)
+	e := judge.NewEscalation(first, j, judge.DefaultBand)
+	var cs []metrics.Comparison
+	for _, g := range []string{"below", "in-low", "in-mid", "in-high", "above"} {
+		cs = append(cs, metrics.Comparison{Kind: metrics.CompareValue, Field: "t.a.p", Context: "ctx", Gold: g, Predicted: "p"})
+	}
+	got, err := e.Compare(context.Background(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := judgetest.Differ
+	want := []metrics.Similarity{
+		{Score: 0.34, By: metrics.ByEmbed},
+		{Score: 0.9, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.35, FirstBy: metrics.ByEmbed, Reason: "Same."}},
+		{Score: differ.Score, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.6, FirstBy: metrics.ByEmbed, Reason: differ.Reason}},
+		{Score: differ.Score, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.8, FirstBy: metrics.ByEmbed, Reason: differ.Reason}},
+		{Score: 0.81, By: metrics.ByEmbed},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("similarities (-want +got):\n%s", d)
+	}
+	reqs := f.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d judge requests, want 3 (the band's)", len(reqs))
+	}
+	for _, r := range reqs {
+		if u := r.Body.Messages[1].Content; !strings.HasPrefix(u, "Field: t.a.p\nContext: ctx\n") {
+			t.Errorf("field and context not passed on: %q", u)
+		}
+	}
+	if st := e.Stats(); st != (judge.EscalationStats{Comparisons: 5, Escalated: 3}) {
+		t.Errorf("stats %+v", st)
+	}
+	if want := "table+judge:test-model@prompt-1[band 0.35:0.8]"; e.ID() != want {
+		t.Errorf("ID %q, want %q", e.ID(), want)
+	}
+
+	// A judge error: the first scorer's decision stands, the error is kept.
+	f.SetContent(func(judgetest.Request) string { return "not json" })
+	got, err = e.Compare(context.Background(), []metrics.Comparison{{Kind: metrics.CompareReply, Field: "response", Gold: "broken", Predicted: "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got[0]; g.Score != 0.5 || g.By != metrics.ByEmbed || g.Judge == nil || g.Judge.FirstScore != 0.5 || !strings.Contains(g.Judge.Error, "malformed judge answer") {
+		t.Errorf("judge error: %+v", g)
+	}
+	if st := e.Stats(); st.JudgeErrors != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// EveryScore sends everything; a run-stopping error (the budget) is the
+// Compare's error.
+func TestEscalationEveryScoreAndBudget(t *testing.T) {
+	f := newServer(t)
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.MaxCalls = 2 })
+	e := judge.NewEscalation(tableScorer{"a": -1, "b": 1}, j, judge.EveryScore)
+	got, err := e.Compare(context.Background(), []metrics.Comparison{{Kind: metrics.CompareClause, Gold: "a", Predicted: "x"}, {Kind: metrics.CompareClause, Gold: "b", Predicted: "y"}})
+	if err != nil || got[0].By != metrics.ByJudge || got[1].By != metrics.ByJudge {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	if !strings.HasSuffix(e.ID(), "[band all]") {
+		t.Errorf("ID %q", e.ID())
+	}
+	_, err = e.Compare(context.Background(), []metrics.Comparison{{Kind: metrics.CompareValue, Gold: "c", Predicted: "z"}})
+	if !errors.Is(err, judge.ErrBudget) {
+		t.Errorf("past the budget: %v, want ErrBudget", err)
+	}
+}
+
+func TestParseBand(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want judge.Band
+		err  string
+	}{
+		{in: "0.35:0.8", want: judge.DefaultBand},
+		{in: " 0 : 1 ", want: judge.Band{0, 1}},
+		{in: "-1:1", want: judge.Band{-1, 1}},
+		{in: "0.5:0.5", want: judge.Band{0.5, 0.5}},
+		{in: "all", want: judge.EveryScore},
+		{in: "0.35", err: "write LOW:HIGH"},
+		{in: "a:b", err: "must be numbers"},
+		{in: "0.8:0.35", err: "LOW is above HIGH"},
+		{in: "-2:0.5", err: "in [-1, 1]"},
+		{in: "NaN:0.5", err: "in [-1, 1]"},
+	} {
+		got, err := judge.ParseBand(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseBand(%q) = %v, %v; want error %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseBand(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+		if back, err := judge.ParseBand(got.String()); err != nil || back != got {
+			t.Errorf("round trip of %v: %v, %v", got, back, err)
+		}
+	}
+	if judge.EveryScore.Contains(math.NaN()) {
+		t.Error("NaN in the band")
+	}
+}

@@ -1,0 +1,82 @@
+package metrics
+
+import (
+	"context"
+	"testing"
+)
+
+// judgeScorer answers every comparison by gold string: a score and who
+// decided; judge decisions carry a note.
+type judgeScorer map[string]Similarity
+
+func (judgeScorer) ID() string { return "judge-stub" }
+
+func (js judgeScorer) Compare(_ context.Context, cs []Comparison) ([]Similarity, error) {
+	out := make([]Similarity, len(cs))
+	for i, c := range cs {
+		out[i] = js[c.Gold+"|"+c.Predicted]
+	}
+	return out, nil
+}
+
+func byJudge(score, cosine float64) Similarity {
+	return Similarity{Score: score, By: ByJudge, Judge: &JudgeNote{FirstScore: cosine, Reason: "because"}}
+}
+
+// A judge's decision is held to JudgeThreshold whatever the thresholds
+// say for the field, and its note reaches the FieldScore; the embedding's
+// decisions keep their thresholds.
+func TestJudgeDecisionsHeldToJudgeThreshold(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Thresholds = Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubTruthValues: 0.75, SubTruthResponse: 0.8, SubCompleteResponse: 0.55}}
+	d := dialogJSON(t, `{"dialog_id": "d", "turns": [
+		{"turn_no": 1, "turn": "Tool", "gold_turn": {"tool_id": "w", "action": "get", "args": {"city": "New York City", "unit": "celsius", "when": {"$any": ["today", "now"]}}},
+		 "predict_turn": {"tool_id": "w", "action": "get", "args": {"city": "NYC", "unit": "fahrenheit", "when": "right now"}}},
+		{"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "It is 20 degrees. Anything else?"}, "predict_turn": {"response": "Twenty degrees right now. Can I help more?"}}]}`)
+	s := judgeScorer{
+		"New York City|NYC":  byJudge(0.6, 0.8),         // passes at 0.5 though values need 0.75
+		"celsius|fahrenheit": byJudge(0.4, 0.7),         // fails
+		"today|right now":    {Score: 0.7, By: ByEmbed}, // embed: fails at 0.75
+		"now|right now":      byJudge(0.9, 0.76),        // the $any alternative the judge passes
+		"It is 20 degrees. Anything else?|Twenty degrees right now. Can I help more?": byJudge(0.55, 0.6),
+		"It is 20 degrees.|Twenty degrees right now.":                                 {Score: 0.52, By: ByEmbed}, // 0.03 below 0.55
+		"It is 20 degrees.|Can I help more?":                                          byJudge(0.6, 0.4),          // 0.1 above 0.5: the best
+		"Anything else?|Twenty degrees right now.":                                    {Score: 0.2, By: ByEmbed},
+		"Anything else?|Can I help more?":                                             {Score: 0.9, By: ByEmbed},
+	}
+	rs, err := Evaluate(context.Background(), s, cfg, []Dialog{d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byField := map[string]FieldScore{}
+	for _, v := range rs[0].Turns {
+		for _, fs := range v.FieldScores {
+			byField[fs.Field] = fs
+		}
+	}
+	for _, tc := range []struct {
+		field string
+		pass  bool
+		th    float64
+		by    string
+		note  bool
+	}{
+		{"w.get.city", true, JudgeThreshold, ByJudge, true},
+		{"w.get.unit", false, JudgeThreshold, ByJudge, true},
+		{"w.get.when", true, JudgeThreshold, ByJudge, true},
+		{"response", true, JudgeThreshold, ByJudge, true},
+		{"response.clause[0]", true, JudgeThreshold, ByJudge, true},
+		{"response.clause[1]", true, 0.55, ByEmbed, false},
+	} {
+		fs, ok := byField[tc.field]
+		if !ok {
+			t.Fatalf("no field %s in %v", tc.field, byField)
+		}
+		if fs.Pass != tc.pass || fs.Threshold != tc.th || fs.By != tc.by || (fs.Judge != nil) != tc.note {
+			t.Errorf("%s: %+v (judge %+v); want pass %v threshold %v by %s note %v", tc.field, fs, fs.Judge, tc.pass, tc.th, tc.by, tc.note)
+		}
+		if tc.note && (fs.Judge == nil || fs.Judge.Reason != "because") {
+			t.Errorf("%s: judge note %+v", tc.field, fs.Judge)
+		}
+	}
+}
