@@ -32,6 +32,7 @@
 //	              shared by every reader and writer: the one bad-input
 //	              error (file, row, line, field, fix; exit status 3) and
 //	              the one atomic file writer and file sha256
+//	chart         the figures sweep and compare write (SVG, PNG)
 //	datasets      the bundled example and the synthetic generator
 //	cmd/aem       the CLI: parse flags, wire the packages, print
 //	scripts       set-up, tests, benchmarks

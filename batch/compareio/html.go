@@ -1,20 +1,12 @@
 package compareio
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
-	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
-
+	"github.com/aem-dev/aem/chart"
 	"github.com/aem-dev/aem/metrics/compare"
 )
 
@@ -55,76 +47,32 @@ type groupedBars struct {
 	values        [][]float64 // [run][label], in percent
 }
 
-// plot builds the chart and the canvas size it is meant for.
-func (g *groupedBars) plot() (*plot.Plot, vg.Length, vg.Length, error) {
-	p := plot.New()
-	p.Title.Text = g.title
-	p.Y.Label.Text = g.ylabel
-	p.Y.Min = 0
+// svg draws the chart as inline SVG, sized for its labels and runs.
+func (g *groupedBars) svg() (template.HTML, error) {
+	b := chart.Bars{Title: g.title, YLabel: g.ylabel, Groups: g.labels}
 	maxV := 0.0
-	for _, vs := range g.values {
-		for _, v := range vs {
+	for i, name := range g.runs {
+		b.Series = append(b.Series, chart.BarSeries{Name: name, Values: g.values[i], Color: chart.SeriesColor(i)})
+		for _, v := range g.values[i] {
 			maxV = math.Max(maxV, v)
 		}
 	}
-	p.Y.Max = math.Max(1, maxV*1.25) // headroom for the legend
-	// On a correctness scale, label 0-100 only (the rest is legend room).
-	if maxV > 80 {
-		var ticks []plot.Tick
-		for v := 0.0; v <= 100; v += 20 {
-			ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
-		}
-		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
-	}
-	groupW := 0.9 * vg.Inch
+	b.YMax = math.Max(1, maxV*1.25) // headroom for the legend
+	groupW := 86.0
 	if n := len(g.runs); n > 3 {
-		groupW = vg.Length(n) * 0.3 * vg.Inch
+		groupW = float64(n) * 29
 	}
-	width := max(6*vg.Inch, vg.Length(len(g.labels))*groupW+1.5*vg.Inch)
-	// Each group gets an equal share of the data area; bars fill 70% of it.
-	groupW = (width - 1.2*vg.Inch) / vg.Length(len(g.labels))
-	barW := min(groupW*0.7/vg.Length(len(g.runs)), 0.5*vg.Inch)
-	for i, name := range g.runs {
-		bc, err := plotter.NewBarChart(plotter.Values(g.values[i]), barW)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		bc.LineStyle.Width = 0
-		bc.Color = plotutil.Color(i)
-		bc.Offset = barW * vg.Length(float64(i)-float64(len(g.runs)-1)/2)
-		p.Add(bc)
-		p.Legend.Add(name, bc)
+	width := math.Max(576, float64(len(g.labels))*groupW+144)
+	height := 336.0
+	if n := longest(g.labels); n > 12 {
+		height += float64(n) * 4
 	}
-	p.Legend.Top = true
-	p.NominalX(g.labels...)
-	p.X.Min, p.X.Max = -0.5, float64(len(g.labels))-0.5
-	height := 3.5 * vg.Inch
-	if longest(g.labels) > 12 {
-		p.X.Tick.Label.Rotation = math.Pi / 6
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-		height += vg.Length(longest(g.labels)) * 3
-	}
-	return p, width, height, nil
-}
-
-func (g *groupedBars) svg() (template.HTML, error) {
-	p, w, h, err := g.plot()
+	svg, err := chart.Figure{Width: width, Height: height, Charts: []chart.Chart{b}}.SVG()
 	if err != nil {
 		return "", err
 	}
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", err
-	}
-	s := buf.String()
-	if i := strings.Index(s, "<svg"); i > 0 {
-		s = s[i:] // drop the XML declaration and comment for inline use
-	}
-	// The SVG is generated here from the report; vgsvg escapes its texts.
-	return template.HTML(s), nil
+	// The SVG is generated here from the report; chart escapes its texts.
+	return template.HTML(svg), nil
 }
 
 func longest(ss []string) int {

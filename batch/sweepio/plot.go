@@ -1,18 +1,11 @@
 package sweepio
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"sort"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
-
+	"github.com/aem-dev/aem/chart"
 	"github.com/aem-dev/aem/metrics/stats"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
@@ -63,97 +56,57 @@ func Plot(res *sweep.Result) (pngData, svgData []byte, err error) {
 	chosen := res.Points[res.Chosen]
 	pts := thin(res.Points, res.Chosen)
 
-	pr := plot.New()
-	pr.Title.Text = fmt.Sprintf("Precision, recall, F1 (objective %s)", res.Objective)
-	pr.X.Label.Text = "similarity threshold"
-	pr.Y.Label.Text = "value"
-	pr.Y.Min, pr.Y.Max = 0, 1.02
-	pr.Add(plotter.NewGrid())
-	var prec, rec, f1 plotter.XYs
+	prec := chart.Series{Name: "precision", Color: colPrecision}
+	rec := chart.Series{Name: "recall", Color: colRecall}
+	f1 := chart.Series{Name: "F1", Color: colF1}
 	for _, p := range pts {
 		if p.TP+p.FP > 0 {
-			prec = append(prec, plotter.XY{X: p.Threshold, Y: p.Precision()})
+			prec.X, prec.Y = append(prec.X, p.Threshold), append(prec.Y, p.Precision())
 		}
-		rec = append(rec, plotter.XY{X: p.Threshold, Y: p.Recall()})
-		f1 = append(f1, plotter.XY{X: p.Threshold, Y: p.F1()})
+		rec.X, rec.Y = append(rec.X, p.Threshold), append(rec.Y, p.Recall())
+		f1.X, f1.Y = append(f1.X, p.Threshold), append(f1.Y, p.F1())
 	}
-	for _, c := range []struct {
-		name string
-		xy   plotter.XYs
-		col  color.Color
-	}{{"precision", prec, colPrecision}, {"recall", rec, colRecall}, {"F1", f1, colF1}} {
-		if len(c.xy) == 0 {
-			continue
+	pr := chart.Lines{
+		Title:  fmt.Sprintf("Precision, recall, F1 (objective %s)", res.Objective),
+		XLabel: "similarity threshold", YLabel: "value",
+		YMin: 0, YMax: 1.02, Legend: chart.BottomLeft,
+	}
+	for _, s := range []chart.Series{prec, rec, f1} {
+		if len(s.X) > 0 {
+			pr.Series = append(pr.Series, s)
 		}
-		l, err := plotter.NewLine(c.xy)
-		if err != nil {
-			return nil, nil, fmt.Errorf("plotting %s: %w", c.name, err)
-		}
-		l.Color, l.Width = c.col, vg.Points(1.5)
-		pr.Add(l)
-		pr.Legend.Add(c.name, l)
 	}
-	mark, err := plotter.NewLine(plotter.XYs{{X: chosen.Threshold, Y: 0}, {X: chosen.Threshold, Y: 1.02}})
-	if err != nil {
-		return nil, nil, err
+	pr.XMin, pr.XMax = rec.X[0], rec.X[len(rec.X)-1]
+	if pr.XMin > pr.XMax {
+		pr.XMin, pr.XMax = pr.XMax, pr.XMin
 	}
-	mark.Color, mark.Dashes, mark.Width = colChosen, []vg.Length{vg.Points(4), vg.Points(3)}, vg.Points(1.2)
-	pr.Add(mark)
-	pr.Legend.Add(fmt.Sprintf("chosen %.4g", chosen.Threshold), mark)
-	pr.Legend.Left, pr.Legend.Top = true, false
+	pr.Series = append(pr.Series, chart.Series{Name: fmt.Sprintf("chosen %.4g", chosen.Threshold),
+		X: []float64{chosen.Threshold, chosen.Threshold}, Y: []float64{0, 1.02}, Color: colChosen, Width: 1.2, Dash: []float64{4, 3}})
 
-	roc := plot.New()
 	auc := ""
 	if res.ROCAUC != nil {
 		auc = fmt.Sprintf(" (AUC %.3f)", res.ROCAUC.Value)
 	}
-	roc.Title.Text = "ROC" + auc
-	roc.X.Label.Text = "false positive rate"
-	roc.Y.Label.Text = "true positive rate"
-	roc.X.Min, roc.X.Max, roc.Y.Min, roc.Y.Max = 0, 1, 0, 1.02
-	roc.Add(plotter.NewGrid())
-	var xy plotter.XYs
+	curve := chart.Series{Name: "ROC", Color: colPrecision}
 	for _, r := range stats.ROC(pts) {
-		xy = append(xy, plotter.XY{X: r.FPR, Y: r.TPR})
+		curve.X, curve.Y = append(curve.X, r.FPR), append(curve.Y, r.TPR)
 	}
-	curve, err := plotter.NewLine(xy)
-	if err != nil {
-		return nil, nil, fmt.Errorf("plotting the ROC curve: %w", err)
+	roc := chart.Lines{
+		Title: "ROC" + auc, XLabel: "false positive rate", YLabel: "true positive rate",
+		XMin: 0, XMax: 1, YMin: 0, YMax: 1.02, Legend: chart.BottomRight,
+		Series: []chart.Series{
+			{Name: "chance", X: []float64{0, 1}, Y: []float64{0, 1}, Color: colGrey, Width: 1, Dash: []float64{3, 3}},
+			curve,
+			{Name: fmt.Sprintf("chosen %.4g", chosen.Threshold), X: []float64{chosen.FPR()}, Y: []float64{chosen.TPR()}, Color: colChosen, Dots: true},
+		},
 	}
-	curve.Color, curve.Width = colPrecision, vg.Points(1.5)
-	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-	diag.Color, diag.Dashes = colGrey, []vg.Length{vg.Points(3), vg.Points(3)}
-	dot, err := plotter.NewScatter(plotter.XYs{{X: chosen.FPR(), Y: chosen.TPR()}})
-	if err != nil {
-		return nil, nil, err
-	}
-	dot.GlyphStyle.Color, dot.GlyphStyle.Radius, dot.GlyphStyle.Shape = colChosen, vg.Points(4), draw.CircleGlyph{}
-	roc.Add(diag, curve, dot)
-	roc.Legend.Add("ROC", curve)
-	roc.Legend.Add("chance", diag)
-	roc.Legend.Add(fmt.Sprintf("chosen %.4g", chosen.Threshold), dot)
-	roc.Legend.Top = false
 
-	const w, h = 12 * vg.Inch, 4.5 * vg.Inch
-	render := func(c vg.CanvasSizer) {
-		dc := draw.New(c)
-		tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 3,
-			PadTop: vg.Millimeter * 3, PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 3}
-		cs := plot.Align([][]*plot.Plot{{pr, roc}}, tiles, dc)
-		pr.Draw(cs[0][0])
-		roc.Draw(cs[0][1])
+	fig := chart.Figure{Width: 1320, Height: 495, Charts: []chart.Chart{pr, roc}}
+	if pngData, err = fig.PNG(); err != nil {
+		return nil, nil, fmt.Errorf("plotting the sweep: %w", err)
 	}
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110), vgimg.UseBackgroundColor(color.White))
-	render(img)
-	var pb bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pb); err != nil {
-		return nil, nil, fmt.Errorf("encoding the PNG plot: %w", err)
+	if svgData, err = fig.SVG(); err != nil {
+		return nil, nil, fmt.Errorf("plotting the sweep: %w", err)
 	}
-	svg := vgsvg.New(w, h)
-	render(svg)
-	var sb bytes.Buffer
-	if _, err := svg.WriteTo(&sb); err != nil {
-		return nil, nil, fmt.Errorf("encoding the SVG plot: %w", err)
-	}
-	return pb.Bytes(), sb.Bytes(), nil
+	return pngData, svgData, nil
 }
