@@ -161,6 +161,7 @@ func TestExtractFeatures(t *testing.T) {
 		{"acronym of the name", NameMismatch, "New York City", "NYC", 0},
 		{"name in another case", NameMismatch, "flights to Rome", "flights to rome", 0},
 		{"sentence-initial word is no name", NameMismatch, "Thunderstorms are likely", "Storms are likely", 0},
+		{"one capitalised word in a sentence", NameMismatch, "Want me to do anything else?", "Shall I do more?", 0},
 		{"one of two names", NameMismatch, "call Alice Chen", "call Alice Smith", 0.5},
 		{"swapped person", NameMismatch, "Emma Schulz", "Alice Chen", 1},
 		{"dotted acronym; the city left out", NameMismatch, "Washington, D.C.", "DC", 1.0 / 3},

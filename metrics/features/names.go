@@ -49,15 +49,22 @@ func isName(t Token, titled bool) bool {
 
 func capitalised(t Token) bool { return unicode.IsUpper([]rune(t.Text)[0]) }
 
-// titled reports whether every word of ts that is not a function word is
-// capitalised: a name or a value, not a sentence.
+// titled reports whether ts reads as a name or a value rather than a
+// sentence: every word that is not a function word is capitalised, and
+// there are two such words or the text is a single word ("Paris", "Alice
+// Chen", "New York City"; not "Want me to do anything else?").
 func titled(ts []Token) bool {
+	content := 0
 	for _, t := range ts {
-		if t.Kind == Word && !functionWords[t.Lower] && !capitalised(t) {
+		if t.Kind != Word || functionWords[t.Lower] {
+			continue
+		}
+		if !capitalised(t) {
 			return false
 		}
+		content++
 	}
-	return true
+	return content >= 2 || len(ts) == 1
 }
 
 // isAcronym reports two or more letters, all capitals (dots allowed: "D.C").

@@ -9,7 +9,7 @@ import (
 // fresh values, and a sign-off drawn from four, as agents reply.
 func replies(n int) *Vocabulary {
 	v := NewVocabulary()
-	closers := []string{"Anything else?", "Let me know if you need more.", "Happy to change anything.", "Here is what I found."}
+	closers := []string{"Anything else?", "Let me know if you need more.", "Happy to change anything.", "Here is what I found.", "Want me to do anything else?"}
 	facts := []string{"The forecast for %s is %d degrees.", "I emailed %s about the %d tickets.", "The chart shows revenue by month; the peak was %s at %d.",
 		"I added it to the %s report under key findings.", "Your hotel in %s is booked for %d nights.", "I sent the report to %s, who can review it by %d June."}
 	names := []string{"Paris", "Alice Chen", "April", "profit", "Rome", "Bob"}
@@ -35,6 +35,7 @@ func TestVocabularyWeight(t *testing.T) {
 		{"common in the gold replies", big, "Let me know if you need more.", "", false},
 		{"common in the gold replies", big, "Happy to change anything.", "", false},
 		{"common in the gold replies", big, "Here is what I found.", "", false},
+		{"a capitalised first word is no name", big, "Want me to do anything else?", "", false},
 		// Without statistics a content word counts: nothing is known to be common.
 		{"no statistics yet", NewVocabulary(), "Let me know if you need more.", "", true},
 		{"nil vocabulary", nil, "Let me know if you need more.", "", true},
