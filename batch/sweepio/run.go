@@ -13,6 +13,7 @@ import (
 	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/metrics/features"
 
 	"gocloud.dev/blob"
 
@@ -311,6 +312,15 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 	s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
 		Score: lowest.Score, HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
 	withFeatures(&s, t, lowest)
+	for _, fs := range decided {
+		if fs != lowest && s.HasFeatures {
+			if g, p, ok := comparedTexts(t, fs); ok {
+				s.Others = append(s.Others, features.Extract(g, p, fs.Score))
+			} else {
+				s.HasFeatures = false // the composite needs every comparison of the turn
+			}
+		}
+	}
 	in.Samples = append(in.Samples, s)
 	return nil
 }

@@ -166,6 +166,7 @@ func TestExtractFeatures(t *testing.T) {
 		{"swapped person", NameMismatch, "Emma Schulz", "Alice Chen", 1},
 		{"dotted acronym; the city left out", NameMismatch, "Washington, D.C.", "DC", 1.0 / 3},
 		{"lower-case values are no names", NameMismatch, "celsius", "fahrenheit", 0},
+		{"a single capital is no name", NameMismatch, "celsius", "C", 0},
 		// Negation.
 		{"negated", NegationMismatch, "the refund went through", "the refund did not go through", 1},
 		{"contraction", NegationMismatch, "it is ready", "it isn't ready", 1},

@@ -39,10 +39,10 @@ func IsFunctionWord(lower string) bool { return functionWords[lower] }
 // where capitalisation means something (not the first word of a sentence,
 // unless the whole text is capitalised words, as a value such as "Paris"
 // or "Alice Chen" is), or an acronym of two or more capitals anywhere.
-// Function words are never names.
+// Function words and single letters are never names.
 func isName(t Token, titled bool) bool {
-	if t.Kind != Word || functionWords[t.Lower] || !capitalised(t) {
-		return false
+	if t.Kind != Word || functionWords[t.Lower] || !capitalised(t) || len([]rune(t.Text)) < 2 {
+		return false // a lone capital is an initial or an abbreviation ("C" for celsius)
 	}
 	return !t.Initial || titled || isAcronym(t.Text)
 }

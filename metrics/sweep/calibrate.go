@@ -10,7 +10,6 @@ import (
 
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/composite"
-	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/metrics/stats"
 )
 
@@ -176,11 +175,11 @@ func fitGlobal(ctx context.Context, res *Result, bs []Sample, in Input, opts Opt
 	chosen := cos
 	res.ScoredBy = ScoredByCosine
 	if opts.Fit {
-		x, err := featuresOf(bs)
+		cl, err := newCompositeLearner(bs, labels, opts.L2)
 		if err != nil {
 			return err
 		}
-		comp, err := evaluate(compositeLearner{x: x, labels: labels, l2: opts.L2}, labels, folds, used, opts)
+		comp, err := evaluate(cl, labels, folds, used, opts)
 		if err != nil {
 			return err
 		}
@@ -202,19 +201,6 @@ func fitGlobal(ctx context.Context, res *Result, bs []Sample, in Input, opts Opt
 		return nil
 	}
 	return bootstrapIntervals(ctx, res, chosen, labels, groups, opts)
-}
-
-// featuresOf collects the samples' features; every sample must have them.
-func featuresOf(bs []Sample) ([]features.Vector, error) {
-	x := make([]features.Vector, len(bs))
-	for i, s := range bs {
-		if !s.HasFeatures {
-			return nil, &Error{Err: ErrNoFeatures, Detail: fmt.Sprintf("%s has a similarity but not the texts it compared", s.Ref),
-				Fix: "fit the composite on a run written by this version of aem run, or on --pairs"}
-		}
-		x[i] = s.Features
-	}
-	return x, nil
 }
 
 // weakness says why a fit is no better than a trivial rule, or "".
@@ -574,7 +560,7 @@ func fitGroupComposite(s []Sample, in Input, opts Options) (*composite.Model, er
 		}
 	}
 	scores, labels, groups := columns(bs)
-	x, err := featuresOf(bs)
+	cl, err := newCompositeLearner(bs, labels, opts.L2)
 	if err != nil {
 		return nil, err
 	}
@@ -589,7 +575,7 @@ func fitGroupComposite(s []Sample, in Input, opts Options) (*composite.Model, er
 	if err != nil {
 		return nil, err
 	}
-	comp, err := evaluate(compositeLearner{x: x, labels: labels, l2: opts.L2}, labels, folds, used, opts)
+	comp, err := evaluate(cl, labels, folds, used, opts)
 	if err != nil {
 		return nil, err
 	}

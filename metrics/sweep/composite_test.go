@@ -204,3 +204,32 @@ func TestAgreementByKind(t *testing.T) {
 		t.Errorf("by kind: %+v %+v", a.ByKind["action"], a.ByKind["response"])
 	}
 }
+
+// TestCompositeScoresATurnByItsWorstComparison: a turn label covers every
+// value of the turn; the changed number sits in a value whose cosine is
+// high, while the lowest-cosine value is a harmless paraphrase. Fitted on
+// the least likely comparison of each turn, the composite finds it.
+func TestCompositeScoresATurnByItsWorstComparison(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	var s []Sample
+	for d := range 150 {
+		pass := r.Float64() < 0.6
+		para := features.Extract("New York City", "NYC", 0.55+0.1*r.Float64())
+		date := "2024-06-14"
+		if !pass {
+			date = "2024-06-15"
+		}
+		num := features.Extract("2024-06-14", date, 0.9+0.05*r.Float64())
+		s = append(s, Sample{Group: fmt.Sprintf("d%d", d), SubMetric: metrics.SubTruthValues, Score: para[0], HasLabel: true, Label: pass,
+			Features: para, HasFeatures: true, Others: []features.Vector{num}, Ref: fmt.Sprintf("dialog d%d", d)})
+	}
+	o := quick()
+	o.Fit, o.Bootstrap = true, 0
+	res, err := Calibrate(context.Background(), Input{Samples: s}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Accuracy.Value < 0.95 || res.CosineOnly.Accuracy.Value > 0.75 {
+		t.Errorf("held-out accuracy: composite %.3f, cosine %.3f", res.Accuracy.Value, res.CosineOnly.Accuracy.Value)
+	}
+}

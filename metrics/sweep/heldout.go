@@ -24,27 +24,77 @@ type cosineLearner struct{ scores []float64 }
 func (l cosineLearner) fit([]int) ([]float64, *composite.Model, error) { return l.scores, nil, nil }
 
 // compositeLearner fits the composite on the training samples' features.
+// A sample may stand for several comparisons (a turn label covers every
+// value of the turn): its score is the lowest probability among them, as
+// the turn passes only when all do. So every comparison of a passing
+// sample is a passing example, while a failing sample says only that some
+// comparison fails: the first fit gives all of its comparisons the failing
+// label, then, refineRounds times, a failing sample is refitted on its
+// comparison least likely to pass under the previous fit.
 type compositeLearner struct {
-	x      []features.Vector
+	x      [][]features.Vector // per sample, its comparisons (the lowest-cosine first)
 	labels []bool
 	l2     float64
 }
 
-func (l compositeLearner) fit(train []int) ([]float64, *composite.Model, error) {
-	xs := make([]features.Vector, len(train))
-	ys := make([]bool, len(train))
-	for k, i := range train {
-		xs[k], ys[k] = l.x[i], l.labels[i]
+// refineRounds is how often compositeLearner refits on the comparisons the
+// previous fit found least likely to pass.
+const refineRounds = 2
+
+func newCompositeLearner(bs []Sample, labels []bool, l2 float64) (compositeLearner, error) {
+	x := make([][]features.Vector, len(bs))
+	for i, s := range bs {
+		if !s.HasFeatures {
+			return compositeLearner{}, &Error{Err: ErrNoFeatures, Detail: fmt.Sprintf("%s has a similarity but not the texts it compared", s.Ref),
+				Fix: "fit the composite on a run written by this version of aem run, or on --pairs"}
+		}
+		x[i] = append([]features.Vector{s.Features}, s.Others...)
 	}
-	m, err := composite.Fit(xs, ys, composite.FitOptions{L2: l.l2})
-	if err != nil {
-		return nil, nil, err
+	return compositeLearner{x: x, labels: labels, l2: l2}, nil
+}
+
+func (l compositeLearner) fit(train []int) ([]float64, *composite.Model, error) {
+	pick := make([]int, len(l.x)) // the comparison each sample is fitted on; -1: all of them
+	for i := range pick {
+		pick[i] = -1
+	}
+	var m *composite.Model
+	for round := 0; round <= refineRounds; round++ {
+		var xs []features.Vector
+		var ys []bool
+		for _, i := range train {
+			if pick[i] >= 0 && !l.labels[i] {
+				xs, ys = append(xs, l.x[i][pick[i]]), append(ys, l.labels[i])
+				continue
+			}
+			for _, v := range l.x[i] {
+				xs, ys = append(xs, v), append(ys, l.labels[i])
+			}
+		}
+		var err error
+		if m, err = composite.Fit(xs, ys, composite.FitOptions{L2: l.l2}); err != nil {
+			return nil, nil, err
+		}
+		for i := range l.x {
+			pick[i], _ = l.lowest(m, i)
+		}
 	}
 	scores := make([]float64, len(l.x))
-	for i, v := range l.x {
-		scores[i] = m.Probability(v)
+	for i := range l.x {
+		_, scores[i] = l.lowest(m, i)
 	}
 	return scores, m, nil
+}
+
+// lowest is the comparison of sample i least likely to pass, and its probability.
+func (l compositeLearner) lowest(m *composite.Model, i int) (int, float64) {
+	at, p := 0, m.Probability(l.x[i][0])
+	for k, v := range l.x[i][1:] {
+		if q := m.Probability(v); q < p {
+			at, p = k+1, q
+		}
+	}
+	return at, p
 }
 
 // evaluation is a learner fitted on all samples, its threshold chosen by

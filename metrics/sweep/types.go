@@ -25,6 +25,11 @@ type Sample struct {
 	// fitting the composite; HasFeatures says they are set.
 	Features    features.Vector
 	HasFeatures bool
+	// Others are the features of the other comparisons a turn label covers
+	// (every value of an action turn): the turn passes when all of them
+	// do, so the composite scores the sample by the least likely of them
+	// to pass, and is fitted on that one.
+	Others []features.Vector
 
 	HasLabel bool    // Label is set
 	Label    bool    // human verdict: true = same meaning (pass)
