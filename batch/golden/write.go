@@ -245,7 +245,7 @@ func (w *Writer) Abort() {
 // first error from seq or from writing, or when ctx is cancelled, leaving
 // no file at path.
 func Write(ctx context.Context, path string, seq iter.Seq2[metrics.Dialog, error], opts WriteOptions) (int64, error) {
-	return writeAll(ctx, path, opts, func(yield func(Dialog, error) bool) {
+	return WriteDialogs(ctx, path, opts, func(yield func(Dialog, error) bool) {
 		for d, err := range seq {
 			if !yield(Dialog{Dialog: d}, err) {
 				return
@@ -258,11 +258,13 @@ func Write(ctx context.Context, path string, seq iter.Seq2[metrics.Dialog, error
 // r's extra columns, as Write does.
 func Import(ctx context.Context, path string, r *Reader, opts WriteOptions) (int64, error) {
 	opts.Extras = r.Extras()
-	return writeAll(ctx, path, opts, r.All(ctx))
+	return WriteDialogs(ctx, path, opts, r.All(ctx))
 }
 
-// writeAll is Write and Import: dialogs with their extra values.
-func writeAll(ctx context.Context, path string, opts WriteOptions, seq iter.Seq2[Dialog, error]) (int64, error) {
+// WriteDialogs writes dialogs with their extra values (numbered as
+// opts.Extras, whose FirstLeaf/Leaves place them) to a golden Parquet file
+// at path, atomically, as Write does. Write and Import call it.
+func WriteDialogs(ctx context.Context, path string, opts WriteOptions, seq iter.Seq2[Dialog, error]) (int64, error) {
 	w, err := Create(path, opts)
 	if err != nil {
 		return 0, err
