@@ -27,6 +27,7 @@
 // used), aem.failure_reason and aem.field. The record's traceId and spanId
 // are those of the span (or the first trace of the conversation) the
 // verdict judges, when the prediction came from a trace, so the event is
-// attached to it. Records carry the run's start time, so the same run
-// writes the same bytes.
+// attached to it. Records carry the time the caller gives; aem run gives
+// none (0, OTLP's "unknown": a collector stamps the observed time), so the
+// same run writes the same bytes.
 package evalevents

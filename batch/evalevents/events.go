@@ -63,9 +63,14 @@ const batchSize = 512
 
 // NewWriter writes to w; service names the resource (service.name), version
 // the instrumentation scope's version, and at is the time every record
-// carries (the run's start, so reruns write the same bytes).
+// carries; the zero time writes 0, OTLP's "unknown" (a collector then
+// stamps the observed time), which keeps reruns byte-identical.
 func NewWriter(w io.Writer, service, version string, at time.Time) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 1<<20), service: service, version: version, time: uint64(at.UnixNano())}
+	var ns uint64
+	if !at.IsZero() {
+		ns = uint64(at.UnixNano())
+	}
+	return &Writer{w: bufio.NewWriterSize(w, 1<<20), service: service, version: version, time: ns}
 }
 
 // Write adds one event.
@@ -93,7 +98,7 @@ func (w *Writer) Write(r Result) error {
 		add(AttrField, otlpjson.String(r.Field))
 	}
 	w.batch = append(w.batch, otlpjson.LogRecord{
-		TimeUnixNano: otlpjson.Uint64(w.time), ObservedTimeUnixNano: otlpjson.Uint64(w.time),
+		TimeUnixNano: otlpjson.Uint64(w.time),
 		SeverityNumber: otlpjson.SeverityInfo, SeverityText: "INFO", EventName: EventName,
 		Attributes: attrs, TraceID: otlpjson.ID(r.TraceID), SpanID: otlpjson.ID(r.SpanID),
 	})

@@ -97,7 +97,7 @@ func TestRoundTrip(t *testing.T) {
 			for _, sl := range rl.ScopeLogs {
 				for _, lr := range sl.LogRecords {
 					total++
-					if lr.EventName != EventName || lr.TimeUnixNano != 1700000000e9 || lr.SeverityNumber != 9 {
+					if lr.EventName != EventName || lr.TimeUnixNano != 1700000000e9 || lr.ObservedTimeUnixNano != 0 || lr.SeverityNumber != 9 {
 						t.Fatalf("record %+v", lr)
 					}
 				}

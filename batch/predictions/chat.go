@@ -53,7 +53,7 @@ func readChat(ctx context.Context, name string, r io.Reader, fn func(Conversatio
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			c, perr := parseChatLine(name, row, line, t, last && !bytes.HasSuffix(text, []byte("\n")))
+			c, perr := parseChatLine(name, row, line, t)
 			if perr != nil {
 				return perr
 			}
@@ -68,9 +68,8 @@ func readChat(ctx context.Context, name string, r io.Reader, fn func(Conversatio
 	}
 }
 
-// parseChatLine decodes one non-blank line. unterminated says the line is
-// the file's last and has no newline (a cut-off file looks like that).
-func parseChatLine(name string, row int64, line int, text []byte, unterminated bool) (Conversation, error) {
+// parseChatLine decodes one non-blank line.
+func parseChatLine(name string, row int64, line int, text []byte) (Conversation, error) {
 	fail := func(field, problem, fix string, err error) (Conversation, error) {
 		return Conversation{}, rowError(name, row, line, field, problem, fix, err)
 	}
@@ -81,8 +80,8 @@ func parseChatLine(name string, row int64, line int, text []byte, unterminated b
 		switch {
 		case errors.As(err, &ute):
 			return fail(ute.Field, fmt.Sprintf("%s where %s was expected", ute.Value, ute.Type), "see the chat log format in the README", nil)
-		case unterminated && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)):
-			return fail("", "the last line ends inside its JSON object (truncated file?)", "re-export the log or delete the cut-off line", err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return fail("", "the line ends inside its JSON object (truncated file?)", "re-export the log or delete the cut-off line", err)
 		}
 		return fail("", "not a JSON object", "write one conversation per line as {\"conversation_id\": ..., \"messages\": [...]}", err)
 	}

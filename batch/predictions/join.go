@@ -2,7 +2,6 @@ package predictions
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -62,12 +61,21 @@ type Joiner struct {
 	opts       align.Options
 	extras     []golden.ExtraColumn
 	goldLeaves int
-	pending    []golden.Dialog
+	pending    []joinedDialog
+	last       joinedDialog
 	stats      JoinStats
 	done       bool
 }
 
-// NewJoiner joins gold with store; Close closes both.
+// joinedDialog is a joined dialog with where its predictions came from.
+type joinedDialog struct {
+	d     golden.Dialog
+	conv  Conversation
+	steps []*Step // per turn: its prediction, nil when none
+}
+
+// NewJoiner joins gold with store; Close closes gold (the caller closes
+// the store, which a second Joiner may read again).
 func NewJoiner(gold *golden.Reader, store *Store, opts align.Options) *Joiner {
 	j := &Joiner{gold: gold, store: store, opts: opts}
 	j.extras = append(j.extras, gold.Extras()...)
@@ -95,8 +103,16 @@ func (j *Joiner) Extras() []golden.ExtraColumn { return j.extras }
 // Stats says what the join did so far.
 func (j *Joiner) Stats() JoinStats { return j.stats }
 
-// Close closes the gold reader and the store.
-func (j *Joiner) Close() error { return errors.Join(j.gold.Close(), j.store.Close()) }
+// Close closes the gold reader.
+func (j *Joiner) Close() error { return j.gold.Close() }
+
+// Steps returns, for each turn of the dialog Next returned last, the
+// predicted step on it (nil when the turn has none).
+func (j *Joiner) Steps() []*Step { return j.last.steps }
+
+// Conversation returns the conversation joined into the dialog Next
+// returned last (ID and Trial; an empty one when the gold dialog had none).
+func (j *Joiner) Conversation() Conversation { return j.last.conv }
 
 // Next returns the next joined dialog, or io.EOF after the last (the
 // unmatched conversations are then counted).
@@ -120,14 +136,14 @@ func (j *Joiner) Next(ctx context.Context) (golden.Dialog, error) {
 			return golden.Dialog{}, err
 		}
 	}
-	d := j.pending[0]
+	j.last = j.pending[0]
 	j.pending = j.pending[1:]
 	j.stats.Dialogs++
-	return d, nil
+	return j.last.d, nil
 }
 
 // join joins one gold dialog with every trial of its conversation.
-func (j *Joiner) join(g golden.Dialog) ([]golden.Dialog, error) {
+func (j *Joiner) join(g golden.Dialog) ([]joinedDialog, error) {
 	j.stats.GoldDialogs++
 	convs, err := j.store.Lookup(g.ID)
 	if err != nil {
@@ -140,7 +156,7 @@ func (j *Joiner) join(g golden.Dialog) ([]golden.Dialog, error) {
 		}
 		convs = []Conversation{{ID: g.ID}}
 	}
-	out := make([]golden.Dialog, 0, len(convs))
+	out := make([]joinedDialog, 0, len(convs))
 	for _, c := range convs {
 		d, err := j.joinOne(g, c)
 		if err != nil {
@@ -151,7 +167,7 @@ func (j *Joiner) join(g golden.Dialog) ([]golden.Dialog, error) {
 	return out, nil
 }
 
-func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (golden.Dialog, error) {
+func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (joinedDialog, error) {
 	steps := make([]align.Step, len(c.Steps))
 	malformed := make([]string, len(c.Steps))
 	for i, s := range c.Steps {
@@ -172,13 +188,14 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (golden.Dialog, error)
 	}
 	joined, err := align.Join(g.Dialog, steps, j.opts)
 	if err != nil {
-		return golden.Dialog{}, err
+		return joinedDialog{}, err
 	}
 	id := g.ID
 	if c.Trial != 0 {
 		id = g.ID + "#" + strconv.Itoa(c.Trial)
 	}
 	d := golden.Dialog{Dialog: metrics.Dialog{ID: id, Turns: joined.Dialog.Turns}}
+	srcs := make([]*Step, len(d.Turns))
 	goldRow := map[int]int{} // turn_no -> index in g
 	for i, t := range g.Turns {
 		goldRow[t.TurnNo] = i
@@ -200,6 +217,7 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (golden.Dialog, error)
 		var st *Step
 		if p >= 0 {
 			st = &c.Steps[p]
+			srcs[i] = st
 			if malformed[p] != "" {
 				j.stats.MalformedArgs++
 			}
@@ -211,7 +229,8 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (golden.Dialog, error)
 	j.stats.Context += len(joined.Context)
 	j.stats.Allowed += len(joined.Allowed)
 	j.stats.Unscored += len(joined.Unscored)
-	return d, nil
+	c.Steps = nil // the steps live on in srcs
+	return joinedDialog{d: d, conv: c, steps: srcs}, nil
 }
 
 func malformedOf(m []string, p int) string {

@@ -27,7 +27,7 @@ func joiner(t *testing.T, gold, pred string, opts align.Options) *Joiner {
 		t.Fatal(err)
 	}
 	j := NewJoiner(r, st, opts)
-	t.Cleanup(func() { j.Close() })
+	t.Cleanup(func() { j.Close(); st.Close() })
 	return j
 }
 

@@ -63,7 +63,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.stats.Files, st.stats.Format = len(files), formats[0]
+	st.stats.Files, st.stats.Format, st.files = len(files), formats[0], files
 	return st, nil
 }
 

@@ -2,7 +2,9 @@ package predictions
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +25,7 @@ type Store struct {
 	n     int
 	used  []uint64
 	stats Stats
+	files []string
 }
 
 type indexEntry struct {
@@ -197,4 +200,25 @@ func (s *Store) Close() error {
 	}
 	s.f = nil
 	return err
+}
+
+// Fingerprint identifies a joined input, for resume: the sha256 of the gold
+// file, of every predictions file the store was read from, and of the join
+// settings.
+func Fingerprint(gold string, st *Store, settings string) (string, error) {
+	h := sha256.New()
+	for _, path := range append([]string{gold}, st.files...) {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("fingerprinting %s: %w", path, err)
+		}
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("fingerprinting %s: %w", path, err)
+		}
+		fmt.Fprintf(h, "\x00%s\x00", path)
+	}
+	h.Write([]byte(settings))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/predictions"
 )
 
 type importOptions struct {
@@ -15,6 +17,7 @@ type importOptions struct {
 	from    string
 	answers string
 	results string
+	pred    predictionOptions
 }
 
 func (o *importOptions) addFlags(fs *flag.FlagSet) {
@@ -25,6 +28,7 @@ func (o *importOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.from, "from", "", "source format: bfcl (the Berkeley Function Calling Leaderboard's question files); default: a golden dataset")
 	fs.StringVar(&o.answers, "answers", "", "with --from bfcl: the possible-answer file (default: possible_answer/<INPUT's name> beside INPUT)")
 	fs.StringVar(&o.results, "results", "", "with --from bfcl: a model's result files, comma-separated, as the predictions (default: none)")
+	o.pred.addFlags(fs)
 }
 
 func cmdImport() *Command {
@@ -53,7 +57,8 @@ EXAMPLES
 	aem import theirs.parquet --map gold_args=expected_arguments -o golden.parquet
 	aem import golden.jsonl --tools tools.json -o golden.parquet
 	aem import --from bfcl BFCL_v4_live_simple.json BFCL_v4_live_multiple.json --results result.json -o bfcl.parquet
-`,
+	aem import gold.jsonl --predictions traces/ -o golden.parquet
+` + predictionsHelp,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			var o importOptions
 			o.addFlags(fs)
@@ -93,11 +98,40 @@ func runImport(ctx context.Context, env *Env, o importOptions, input string) err
 	if err != nil {
 		return err
 	}
+	if o.pred.enabled() {
+		return importJoined(ctx, env, o, r)
+	}
 	defer r.Close()
 	turns, err := golden.Import(ctx, o.out, r, golden.WriteOptions{})
 	if err != nil {
 		return fmt.Errorf("importing %s: %w", input, err)
 	}
 	fmt.Fprintf(env.Stdout, "wrote %d turns from %s (%s) to %s\n", turns, input, r.Format(), o.out)
+	return nil
+}
+
+// importJoined writes GOLD joined with --predictions.
+func importJoined(ctx context.Context, env *Env, o importOptions, r *golden.Reader) error {
+	st, ao, err := o.pred.open(ctx, lookup("import"))
+	if err != nil {
+		r.Close()
+		return err
+	}
+	defer st.Close()
+	j := predictions.NewJoiner(r, st, ao)
+	defer j.Close()
+	turns, err := golden.WriteDialogs(ctx, o.out, golden.WriteOptions{Extras: j.Extras()}, func(yield func(golden.Dialog, error) bool) {
+		for {
+			d, err := j.Next(ctx)
+			if err == io.EOF || !yield(d, err) || err != nil {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("importing %s with predictions %s: %w", r.Path(), o.pred.path, err)
+	}
+	reportJoin(env.Stderr, j.Stats())
+	fmt.Fprintf(env.Stdout, "wrote %d turns from %s joined with %s to %s\n", turns, r.Path(), o.pred.path, o.out)
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/batch/predictions"
 	"github.com/aem-dev/aem/batch/rundir"
 )
 
@@ -27,6 +29,8 @@ type runOptions struct {
 	spillDir      string
 	workDir       string
 	quiet         bool
+	pred          predictionOptions
+	otelOut       string
 }
 
 func (o *runOptions) addFlags(fs *flag.FlagSet) {
@@ -43,6 +47,8 @@ func (o *runOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.spillDir, "spill-dir", "", "where unsorted input is grouped on disk (default: the system temp dir)")
 	fs.StringVar(&o.workDir, "work-dir", "", "where remote inputs are downloaded and remote outputs staged (default: the system temp dir)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	o.pred.addFlags(fs)
+	fs.StringVar(&o.otelOut, "otel-out", "", "also write the verdicts as OpenTelemetry gen_ai.evaluation.result events (OTLP JSON logs) to this local file")
 }
 
 func cmdRun() *Command {
@@ -70,7 +76,9 @@ EXAMPLES
 	aem run bfcl.parquet -o out --tools tools.json
 	aem run golden.parquet -o out --resume
 	aem run s3://bucket/golden.parquet -o s3://bucket/runs/nightly --shard 0/8
-`,
+	aem run gold.jsonl --predictions traces.otlp.jsonl -o out --otel-out out/evals.otlp.jsonl
+	aem run gold.parquet --predictions chats.jsonl --match superset --ignore-tools think -o out
+` + predictionsHelp,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			var o runOptions
 			o.addFlags(fs)
@@ -134,11 +142,53 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 			Tools:         tools,
 		},
 	}
+	var join func() (*predictions.Joiner, error) // a fresh join of the same inputs
+	if o.pred.enabled() {
+		if location.IsURL(input) {
+			return usagef(lookup("run"), "--predictions needs a local GOLD file, not %s", input)
+		}
+		o.pred.tempDir = o.spillDir
+		st, ao, err := o.pred.open(ctx, lookup("run"))
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		join = func() (*predictions.Joiner, error) {
+			r, err := golden.Open(ctx, input, opts.ReadOptions)
+			if err != nil {
+				return nil, err
+			}
+			return predictions.NewJoiner(r, st, ao), nil
+		}
+		j, err := join()
+		if err != nil {
+			return err
+		}
+		opts.Source = j // batch.Run closes it
+		if opts.SourceID, err = predictions.Fingerprint(input, st, fmt.Sprintf("%+v", ao)); err != nil {
+			return err
+		}
+		defer func() { reportJoin(env.Stderr, j.Stats()) }()
+	}
 	sum, err := batch.Run(ctx, opts)
 	if err != nil {
 		return err
 	}
 	printRunSummary(env, sum, o.out)
+	if o.otelOut != "" {
+		var sources *predictions.Joiner
+		if join != nil {
+			if sources, err = join(); err != nil {
+				return err
+			}
+			defer sources.Close()
+		}
+		n, err := writeOtel(ctx, o.out, o.otelOut, sources)
+		if err != nil {
+			return fmt.Errorf("writing evaluation events to %s: %w", o.otelOut, err)
+		}
+		fmt.Fprintf(env.Stderr, "aem: wrote %d evaluation events to %s\n", n, o.otelOut)
+	}
 	return nil
 }
 
