@@ -98,7 +98,7 @@ func (w *Writer) Write(r Result) error {
 		add(AttrField, otlpjson.String(r.Field))
 	}
 	w.batch = append(w.batch, otlpjson.LogRecord{
-		TimeUnixNano: otlpjson.Uint64(w.time),
+		TimeUnixNano:   otlpjson.Uint64(w.time),
 		SeverityNumber: otlpjson.SeverityInfo, SeverityText: "INFO", EventName: EventName,
 		Attributes: attrs, TraceID: otlpjson.ID(r.TraceID), SpanID: otlpjson.ID(r.SpanID),
 	})

@@ -28,6 +28,6 @@
 // ExportTraceServiceRequest per line, as the Collector's file exporter
 // writes) is read document after document. Memory holds one span at a time.
 //
-// Errors about the content wrap ErrInvalid and name the file, the line and
-// the JSON path (see Error).
+// Errors about the content are *badinput.RowError (wrapping
+// badinput.ErrInvalid) naming the file, the line and the JSON path.
 package otlpjson

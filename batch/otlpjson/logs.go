@@ -44,8 +44,8 @@ func ReadLogs(ctx context.Context, name string, r io.Reader, fn func(Resource, S
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				problem = fmt.Sprintf("document %d is truncated", doc)
 			}
-			return &Error{File: name, Line: LineAt(name, start) + boolInt(start > 0), Problem: problem,
-				Fix: "write OTLP JSON logs ({\"resourceLogs\": [...]}) one document per line", Err: err}
+			return invalid(name, LineAt(name, start)+boolInt(start > 0), "", problem,
+				"write OTLP JSON logs ({\"resourceLogs\": [...]}) one document per line", err)
 		}
 		for _, rl := range d.ResourceLogs {
 			for _, sl := range rl.ScopeLogs {

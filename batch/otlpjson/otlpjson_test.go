@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -113,7 +114,7 @@ func TestReadSpansErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := ReadSpans(context.Background(), "f", strings.NewReader(tt.doc), func(*Span) error { return nil })
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, badinput.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one containing %q", err, tt.want)
 			}
 		})
@@ -128,7 +129,7 @@ func FuzzReadSpans(f *testing.F) {
 			s.Attributes.Map()
 			return nil
 		})
-		if err != nil && !errors.Is(err, ErrInvalid) {
+		if err != nil && !errors.Is(err, badinput.ErrInvalid) {
 			t.Fatalf("error outside the vocabulary: %v", err)
 		}
 	})

@@ -159,18 +159,17 @@ func (w *walker) syntax(path string, err error) error {
 		off = se.Offset
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return &Error{File: w.name, Line: LineAt(w.name, off), Field: path,
-			Problem: fmt.Sprintf("file ends inside a JSON value after %d spans (truncated?)", w.spans),
-			Fix:     "re-export the traces, or cut the file at the last complete line", Err: io.ErrUnexpectedEOF}
+		return invalid(w.name, LineAt(w.name, off), path, fmt.Sprintf("file ends inside a JSON value after %d spans (truncated?)", w.spans),
+			"re-export the traces, or cut the file at the last complete line", io.ErrUnexpectedEOF)
 	}
 	var ute *json.UnmarshalTypeError
 	if errors.As(err, &ute) && ute.Field != "" {
 		path += "." + ute.Field
 	}
-	return &Error{File: w.name, Line: LineAt(w.name, off), Field: path, Problem: "not valid OTLP JSON",
-		Fix: "check the exporter writes OTLP JSON (ids in hex, attributes as {key, value})", Err: err}
+	return invalid(w.name, LineAt(w.name, off), path, "not valid OTLP JSON",
+		"check the exporter writes OTLP JSON (ids in hex, attributes as {key, value})", err)
 }
 
 func (w *walker) fail(path, problem, fix string, err error) error {
-	return &Error{File: w.name, Line: LineAt(w.name, w.dec.InputOffset()), Field: path, Problem: problem, Fix: fix, Err: err}
+	return invalid(w.name, LineAt(w.name, w.dec.InputOffset()), path, problem, fix, err)
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/otlpjson"
+	"github.com/aem-dev/aem/batch/badinput"
 )
 
 // FuzzOpen feeds arbitrary bytes to Open as each format: it must return
@@ -30,7 +30,7 @@ func FuzzOpen(f *testing.F) {
 		forced := []Format{FormatAuto, FormatChat, FormatOTLP, FormatPhoenix}[format%4]
 		st, err := Open(context.Background(), path, Options{Format: forced, TempDir: t.TempDir(), SortMemory: 4096})
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) && !errors.Is(err, otlpjson.ErrInvalid) {
+			if !errors.Is(err, badinput.ErrInvalid) {
 				t.Fatalf("error outside the vocabulary: %v", err)
 			}
 			return

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/otlpjson"
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -190,8 +190,8 @@ func TestBadInput(t *testing.T) {
 				st.Close()
 				t.Fatal("no error")
 			}
-			if !errors.Is(err, ErrInvalid) && !errors.Is(err, otlpjson.ErrInvalid) {
-				t.Errorf("error does not wrap ErrInvalid: %v", err)
+			if !errors.Is(err, badinput.ErrInvalid) {
+				t.Errorf("error does not wrap badinput.ErrInvalid: %v", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/aem-dev/aem/batch/safefile"
 )
 
 // Store holds the conversations read by Open in a temporary file sorted by
@@ -203,21 +205,15 @@ func (s *Store) Close() error {
 }
 
 // Fingerprint identifies a joined input, for resume: the sha256 of the gold
-// file, of every predictions file the store was read from, and of the join
-// settings.
+// file's, every predictions file's sha256 and the join settings.
 func Fingerprint(gold string, st *Store, settings string) (string, error) {
 	h := sha256.New()
 	for _, path := range append([]string{gold}, st.files...) {
-		f, err := os.Open(path)
+		sum, err := safefile.SHA256(path)
 		if err != nil {
-			return "", fmt.Errorf("fingerprinting %s: %w", path, err)
+			return "", fmt.Errorf("fingerprinting the predictions: %w", err)
 		}
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("fingerprinting %s: %w", path, err)
-		}
-		fmt.Fprintf(h, "\x00%s\x00", path)
+		fmt.Fprintf(h, "%s %s\n", sum, path)
 	}
 	h.Write([]byte(settings))
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/aem-dev/aem/batch/evalevents"
 	"github.com/aem-dev/aem/batch/predictions"
 	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/align"
 )
@@ -144,12 +143,12 @@ func writeOtel(ctx context.Context, runDir, path string, sources *predictions.Jo
 		return 0, err
 	}
 	defer rd.Close()
-	out, err := createAtomic(path)
+	out, err := safefile.Create(path)
 	if err != nil {
 		return 0, err
 	}
-	defer out.abort()
-	w := evalevents.NewWriter(out.f, "aem", version(), time.Time{})
+	defer out.Abort()
+	w := evalevents.NewWriter(out, "aem", version(), time.Time{})
 	nextTurn, stop := iter.Pull2(rd.Turns(ctx))
 	defer stop()
 	var (
@@ -192,7 +191,7 @@ func writeOtel(ctx context.Context, runDir, path string, sources *predictions.Jo
 	if err := w.Close(); err != nil {
 		return 0, err
 	}
-	return events, out.commit()
+	return events, out.Commit()
 }
 
 // sourcesOf advances the second join to dialog id (run outputs keep the
@@ -247,49 +246,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// atomicFile is a file written under a temporary name and renamed into
-// place by commit; abort (after commit, a no-op) removes it.
-type atomicFile struct {
-	f    *os.File
-	path string
-	done bool
-}
-
-func createAtomic(path string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, err)
-	}
-	return &atomicFile{f: f, path: path}, nil
-}
-
-func (a *atomicFile) commit() error {
-	a.done = true
-	if err := a.f.Sync(); err != nil {
-		a.f.Close()
-		os.Remove(a.f.Name())
-		return fmt.Errorf("writing %s: %w", a.path, err)
-	}
-	if err := a.f.Close(); err != nil {
-		os.Remove(a.f.Name())
-		return fmt.Errorf("writing %s: %w", a.path, err)
-	}
-	if err := os.Rename(a.f.Name(), a.path); err != nil {
-		os.Remove(a.f.Name())
-		return fmt.Errorf("writing %s: %w", a.path, err)
-	}
-	if d, err := os.Open(filepath.Dir(a.path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-func (a *atomicFile) abort() {
-	if !a.done {
-		a.f.Close()
-		os.Remove(a.f.Name())
-	}
 }
