@@ -48,6 +48,7 @@ type JoinStats struct {
 	// turns subset mode leaves unscored.
 	Ignored, Context, Allowed, Unscored int
 	MalformedArgs                       int // scored calls whose arguments were not a JSON object
+	TrialDialogs                        int // joined dialogs with a trial number
 }
 
 // Joiner joins the dialogs of a golden dataset with the conversations of a
@@ -63,8 +64,15 @@ type Joiner struct {
 	goldLeaves int
 	pending    []joinedDialog
 	last       joinedDialog
+	tasks      map[string]TaskTrial
 	stats      JoinStats
 	done       bool
+}
+
+// TaskTrial names the gold dialog (task) and trial a joined dialog is.
+type TaskTrial struct {
+	Task  string
+	Trial int
 }
 
 // joinedDialog is a joined dialog with where its predictions came from.
@@ -77,7 +85,7 @@ type joinedDialog struct {
 // NewJoiner joins gold with store; Close closes gold (the caller closes
 // the store, which a second Joiner may read again).
 func NewJoiner(gold *golden.Reader, store *Store, opts align.Options) *Joiner {
-	j := &Joiner{gold: gold, store: store, opts: opts}
+	j := &Joiner{gold: gold, store: store, opts: opts, tasks: map[string]TaskTrial{}}
 	j.extras = append(j.extras, gold.Extras()...)
 	if s := gold.ExtraSchema(); s != nil {
 		j.goldLeaves = len(s.Columns())
@@ -105,6 +113,13 @@ func (j *Joiner) Stats() JoinStats { return j.stats }
 
 // Close closes the gold reader.
 func (j *Joiner) Close() error { return j.gold.Close() }
+
+// TaskOf says which task and trial the dialog named id is (for every
+// dialog given out so far; memory grows by one entry per dialog).
+func (j *Joiner) TaskOf(id string) (TaskTrial, bool) {
+	t, ok := j.tasks[id]
+	return t, ok
+}
 
 // Steps returns, for each turn of the dialog Next returned last, the
 // predicted step on it (nil when the turn has none).
@@ -139,6 +154,10 @@ func (j *Joiner) Next(ctx context.Context) (golden.Dialog, error) {
 	j.last = j.pending[0]
 	j.pending = j.pending[1:]
 	j.stats.Dialogs++
+	j.tasks[j.last.d.ID] = TaskTrial{Task: j.last.conv.ID, Trial: j.last.conv.Trial}
+	if j.last.conv.Trial != 0 {
+		j.stats.TrialDialogs++
+	}
 	return j.last.d, nil
 }
 
@@ -154,7 +173,7 @@ func (j *Joiner) join(g golden.Dialog) ([]joinedDialog, error) {
 		if len(j.stats.NoPredictionIDs) < 10 {
 			j.stats.NoPredictionIDs = append(j.stats.NoPredictionIDs, g.ID)
 		}
-		convs = []Conversation{{ID: g.ID}}
+		convs = []Conversation{{ID: g.ID, Source: Source{MessageIndex: -1}}}
 	}
 	out := make([]joinedDialog, 0, len(convs))
 	for _, c := range convs {
