@@ -41,28 +41,35 @@ type chatFunction struct {
 // readChat reads a chat log (JSON Lines, one conversation per line) and
 // calls fn for each conversation in file order.
 func readChat(ctx context.Context, name string, r io.Reader, fn func(Conversation) error) error {
+	return eachLine(ctx, name, r, func(row int64, line int, text []byte) error {
+		c, err := parseChatLine(name, row, line, text)
+		if err != nil {
+			return err
+		}
+		return fn(c)
+	})
+}
+
+// eachLine calls fn for every non-blank line of a JSON Lines file with its
+// 0-based record index and 1-based line number.
+func eachLine(ctx context.Context, name string, r io.Reader, fn func(row int64, line int, text []byte) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var row int64
 	for line := 1; ; line++ {
-		text, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("reading %s: %w", name, err)
+		text, rerr := br.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return fmt.Errorf("reading %s: %w", name, rerr)
 		}
-		last := err == io.EOF
 		if t := bytes.TrimSpace(text); len(t) > 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			c, perr := parseChatLine(name, row, line, t)
-			if perr != nil {
-				return perr
-			}
-			if err := fn(c); err != nil {
+			if err := fn(row, line, t); err != nil {
 				return err
 			}
 			row++
 		}
-		if last {
+		if rerr == io.EOF {
 			return nil
 		}
 	}

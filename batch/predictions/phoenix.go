@@ -1,12 +1,10 @@
 package predictions
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -37,30 +35,13 @@ type phoenixSpan struct {
 
 // readPhoenix calls fn for every span of a Phoenix span JSON Lines file.
 func readPhoenix(ctx context.Context, name string, r io.Reader, fn func(*span) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	var row int64
-	for line := 1; ; line++ {
-		text, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return fmt.Errorf("reading %s: %w", name, rerr)
+	return eachLine(ctx, name, r, func(row int64, line int, text []byte) error {
+		s, err := parsePhoenix(name, row, line, text)
+		if err != nil {
+			return err
 		}
-		if t := bytes.TrimSpace(text); len(t) > 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			s, err := parsePhoenix(name, row, line, t)
-			if err != nil {
-				return err
-			}
-			if err := fn(&s); err != nil {
-				return err
-			}
-			row++
-		}
-		if rerr == io.EOF {
-			return nil
-		}
-	}
+		return fn(&s)
+	})
 }
 
 func parsePhoenix(name string, row int64, line int, text []byte) (span, error) {
