@@ -169,9 +169,10 @@ func reasons(rs []metrics.Reason) []string {
 
 // goldDigest hashes the gold side of every turn of a dialog: IDs, roles,
 // gold outputs (a gold "no call" too), tags, dependencies, weight and
-// criticality, and the dialog's tool definitions. Predictions,
-// human labels and latencies are left out, so two systems scored on the
-// same golden dataset share it. Fields are length-prefixed.
+// criticality, and the dialog's tool definitions. Predictions, human labels
+// and latencies are left out, and so are the turns without a gold side
+// (unexpected predictions, which differ between releases), so two systems
+// scored on the same golden dataset share it. Fields are length-prefixed.
 func goldDigest(d *golden.Dialog) ([32]byte, error) {
 	h := sha256.New()
 	str := func(s string) {
@@ -179,28 +180,32 @@ func goldDigest(d *golden.Dialog) ([32]byte, error) {
 		h.Write([]byte(s))
 	}
 	str(d.ID)
-	writeLen(h, len(d.Turns))
+	gold := 0
+	for i := range d.Turns {
+		if d.Turns[i].HasGold {
+			gold++
+		}
+	}
+	writeLen(h, gold)
 	for i := range d.Turns {
 		t := &d.Turns[i]
+		if !t.HasGold {
+			continue
+		}
 		str(strconv.Itoa(t.TurnNo))
 		str(string(t.Role))
-		if !t.HasGold {
-			str("-")
-		} else {
-			str("+")
-			str(t.GoldResponse)
-			str(t.Gold.ToolID)
-			str(t.Gold.Action)
-			args := ""
-			if t.Kind() == metrics.KindAction || len(t.Gold.Args) > 0 {
-				a, err := golden.EncodeArgs(t.Gold.Args)
-				if err != nil {
-					return [32]byte{}, fmt.Errorf("dialog %q turn %d: encoding gold args: %w", d.ID, t.TurnNo, err)
-				}
-				args = a
+		str(t.GoldResponse)
+		str(t.Gold.ToolID)
+		str(t.Gold.Action)
+		args := ""
+		if t.Kind() == metrics.KindAction || len(t.Gold.Args) > 0 {
+			a, err := golden.EncodeArgs(t.Gold.Args)
+			if err != nil {
+				return [32]byte{}, fmt.Errorf("dialog %q turn %d: encoding gold args: %w", d.ID, t.TurnNo, err)
 			}
-			str(args)
+			args = a
 		}
+		str(args)
 		tags := slices.Clone(t.Tags)
 		writeLen(h, len(tags))
 		for _, tag := range tags {
