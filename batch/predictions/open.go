@@ -27,7 +27,7 @@ type Options struct {
 }
 
 // Open reads predictions from path, a file or a directory of files (read in
-// name order; hidden files are skipped), groups them into conversations and
+// name order; hidden and empty files are skipped), groups them into conversations and
 // returns them in a Store. All files of a directory must be of one family:
 // chat logs, or spans (OTLP JSON and Phoenix exports may be mixed, and a
 // trace may span files). The caller must Close the Store.
@@ -83,9 +83,13 @@ func listFiles(path string) ([]string, error) {
 	}
 	var files []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
-			files = append(files, filepath.Join(path, e.Name()))
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			continue
 		}
+		if info, err := e.Info(); err == nil && info.Size() == 0 {
+			continue // an exporter's freshly rotated, still empty file
+		}
+		files = append(files, filepath.Join(path, e.Name()))
 	}
 	if len(files) == 0 {
 		return nil, rowError(path, -1, 0, "", "the directory holds no predictions files", "point --predictions at a file or a directory of them", nil)

@@ -218,6 +218,7 @@ func TestDirectory(t *testing.T) {
 	write("b.jsonl", span("b7ad6b7169203331", "second", 2))
 	write("a.jsonl", span("c7ad6b7169203332", "first", 1))
 	write(".hidden", "junk")
+	write("c.empty", "")
 	st := open(t, dir, Options{})
 	cs := lookup(t, st, "0af7651916cd43dd8448eb211c80319c")
 	if len(cs) != 1 || len(cs[0].Steps) != 2 || cs[0].Steps[0].Name != "first" || st.Stats().Files != 2 {
@@ -226,5 +227,46 @@ func TestDirectory(t *testing.T) {
 	write("c.jsonl", `{"conversation_id": "a", "messages": []}`)
 	if _, err := Open(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "keep chat logs and span files in separate directories") {
 		t.Errorf("mixed directory: %v", err)
+	}
+}
+
+// TestAgentOutputAlone: an invoke_agent span's output is the reply when its
+// trace has no model-call outputs; a Strands-style gen_ai.choice event with
+// content blocks gives calls.
+func TestAgentOutputAlone(t *testing.T) {
+	doc := `{"resourceSpans":[{"scopeSpans":[{"spans":[
+{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":"invoke_agent","startTimeUnixNano":"1","endTimeUnixNano":"9",
+ "attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}},{"key":"gen_ai.conversation.id","value":{"stringValue":"s1"}},
+ {"key":"gen_ai.output.messages","value":{"arrayValue":{"values":[{"kvlistValue":{"values":[{"key":"role","value":{"stringValue":"assistant"}},
+ {"key":"parts","value":{"arrayValue":{"values":[{"kvlistValue":{"values":[{"key":"type","value":{"stringValue":"text"}},{"key":"content","value":{"stringValue":"Done."}}]}}]}}}]}}]}}}]},
+{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"c7ad6b7169203332","name":"chat","startTimeUnixNano":"2","endTimeUnixNano":"3",
+ "attributes":[{"key":"gen_ai.system","value":{"stringValue":"aws.bedrock"}}],
+ "events":[{"name":"gen_ai.choice","timeUnixNano":"3","attributes":[{"key":"message","value":{"stringValue":"[{\"text\": \"Looking.\"}, {\"toolUse\": {\"toolUseId\": \"t1\", \"name\": \"search\", \"input\": {\"q\": \"x\"}}}]"}}]}]}
+]}]}]}`
+	path := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := open(t, path, Options{})
+	cs := lookup(t, st, "s1")
+	if len(cs) != 1 {
+		t.Fatalf("%d conversations", len(cs))
+	}
+	var got []string
+	for _, s := range cs[0].Steps {
+		got = append(got, string(s.Kind)+":"+s.Name+s.Args+s.Text)
+	}
+	// The chat span is a model call, so the agent's repeated output is dropped.
+	if d := cmp.Diff([]string{`call:search{"q":"x"}`}, got); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
+	}
+	// Without the model span, the agent's output is the reply.
+	alone := doc[:strings.Index(doc, ",\n{\"traceId\":\"0af7651916cd43dd8448eb211c80319c\",\"spanId\":\"c7ad")] + "]}]}]}"
+	if err := os.WriteFile(path, []byte(alone), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs = lookup(t, open(t, path, Options{}), "s1")
+	if len(cs) != 1 || len(cs[0].Steps) != 1 || cs[0].Steps[0].Text != "Done." {
+		t.Errorf("agent output alone: %+v", cs)
 	}
 }
