@@ -175,7 +175,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		return err
 	}
 	printRunSummary(env, sum, o.out)
-	if j, ok := opts.Source.(*predictions.Joiner); ok && j.Stats().TrialDialogs > 0 && !batch.IsURL(o.out) {
+	if j, ok := opts.Source.(*predictions.Joiner); ok && j.Stats().TrialDialogs > 0 && !location.IsURL(o.out) {
 		rep, err := writeTrials(ctx, o.out, j)
 		if err != nil {
 			return fmt.Errorf("reliability over trials: %w", err)

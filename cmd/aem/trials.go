@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch"
+	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/batch/predictions"
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics/trials"
 )
@@ -30,7 +31,7 @@ type trialsReport struct {
 // (a local directory) from its dialogs' test_pass, with each dialog's task
 // and trial from the join, writes runDir/trials.json and returns it.
 func writeTrials(ctx context.Context, runDir string, j *predictions.Joiner) (trialsReport, error) {
-	rd, err := batch.ReadRun(ctx, runDir)
+	rd, err := rundir.Open(ctx, runDir, rundir.OpenOptions{})
 	if err != nil {
 		return trialsReport{}, err
 	}
@@ -74,7 +75,7 @@ func series(xs []float64) string {
 func readTrials(dir string) (trialsReport, bool, error) {
 	b, err := os.ReadFile(filepath.Join(dir, trialsFile))
 	if err != nil {
-		if os.IsNotExist(err) || batch.IsURL(dir) {
+		if os.IsNotExist(err) || location.IsURL(dir) {
 			return trialsReport{}, false, nil
 		}
 		return trialsReport{}, false, err
