@@ -48,7 +48,6 @@ type JoinStats struct {
 	// turns subset mode leaves unscored.
 	Ignored, Context, Allowed, Unscored int
 	MalformedArgs                       int // scored calls whose arguments were not a JSON object
-	TrialDialogs                        int // joined dialogs with a trial number
 }
 
 // Joiner joins the dialogs of a golden dataset with the conversations of a
@@ -64,7 +63,7 @@ type Joiner struct {
 	goldLeaves int
 	pending    []joinedDialog
 	last       joinedDialog
-	tasks      map[string]TaskTrial
+	tasks      map[string]TaskTrial // read-only after NewJoiner
 	stats      JoinStats
 	done       bool
 }
@@ -83,9 +82,18 @@ type joinedDialog struct {
 }
 
 // NewJoiner joins gold with store; Close closes gold (the caller closes
-// the store, which a second Joiner may read again).
-func NewJoiner(gold *golden.Reader, store *Store, opts align.Options) *Joiner {
+// the store, which a second Joiner may read again). It reads the store's
+// ids once to know the trial dialogs (see TaskOf).
+func NewJoiner(gold *golden.Reader, store *Store, opts align.Options) (*Joiner, error) {
 	j := &Joiner{gold: gold, store: store, opts: opts, tasks: map[string]TaskTrial{}}
+	if err := store.Each(func(c Conversation, _ bool) error {
+		if c.Trial != 0 {
+			j.tasks[trialID(c.ID, c.Trial)] = TaskTrial{Task: c.ID, Trial: c.Trial}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	j.extras = append(j.extras, gold.Extras()...)
 	if s := gold.ExtraSchema(); s != nil {
 		j.goldLeaves = len(s.Columns())
@@ -94,7 +102,16 @@ func NewJoiner(gold *golden.Reader, store *Store, opts align.Options) *Joiner {
 		j.extras = append(j.extras, golden.ExtraColumn{Name: c.name, Node: parquet.Optional(leafNode(c.kind)),
 			FirstLeaf: j.goldLeaves + i, Leaves: 1})
 	}
-	return j
+	return j, nil
+}
+
+// trialID names the joined dialog of a conversation's trial: the gold
+// dialog_id, with "#<trial>" for numbered trials.
+func trialID(id string, trial int) string {
+	if trial == 0 {
+		return id
+	}
+	return id + "#" + strconv.Itoa(trial)
 }
 
 func leafNode(k parquet.Kind) parquet.Node {
@@ -114,11 +131,13 @@ func (j *Joiner) Stats() JoinStats { return j.stats }
 // Close closes the gold reader.
 func (j *Joiner) Close() error { return j.gold.Close() }
 
-// TaskOf says which task and trial the dialog named id is (for every
-// dialog given out so far; memory grows by one entry per dialog).
-func (j *Joiner) TaskOf(id string) (TaskTrial, bool) {
+// TaskOf says which task and trial the joined dialog named id is, when it
+// is one of numbered trials. It knows every dialog from the start (a
+// resumed run asks about dialogs before Next gives them again) and is safe
+// for concurrent use.
+func (j *Joiner) TaskOf(id string) (task string, trial int, ok bool) {
 	t, ok := j.tasks[id]
-	return t, ok
+	return t.Task, t.Trial, ok
 }
 
 // Steps returns, for each turn of the dialog Next returned last, the
@@ -154,10 +173,6 @@ func (j *Joiner) Next(ctx context.Context) (golden.Dialog, error) {
 	j.last = j.pending[0]
 	j.pending = j.pending[1:]
 	j.stats.Dialogs++
-	j.tasks[j.last.d.ID] = TaskTrial{Task: j.last.conv.ID, Trial: j.last.conv.Trial}
-	if j.last.conv.Trial != 0 {
-		j.stats.TrialDialogs++
-	}
 	return j.last.d, nil
 }
 
@@ -209,10 +224,7 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (joinedDialog, error) 
 	if err != nil {
 		return joinedDialog{}, err
 	}
-	id := g.ID
-	if c.Trial != 0 {
-		id = g.ID + "#" + strconv.Itoa(c.Trial)
-	}
+	id := trialID(g.ID, c.Trial)
 	d := golden.Dialog{Dialog: metrics.Dialog{ID: id, Turns: joined.Dialog.Turns}}
 	srcs := make([]*Step, len(d.Turns))
 	goldRow := map[int]int{} // turn_no -> index in g

@@ -26,7 +26,10 @@ func joiner(t *testing.T, gold, pred string, opts align.Options) *Joiner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := NewJoiner(r, st, opts)
+	j, err := NewJoiner(r, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { j.Close(); st.Close() })
 	return j
 }

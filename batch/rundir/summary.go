@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/aem-dev/aem/metrics/trials"
+
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/stats"
 )
@@ -53,6 +55,9 @@ type Summary struct {
 	LatencyCorrelation *LatencyCorrelation `json:"latency_correlation,omitempty"`
 	// Judge is set for runs with an escalating scorer (embed+judge, judge).
 	Judge *JudgeSummary `json:"judge,omitempty"`
+	// Trials is set when dialogs are repeated trials of tasks (aem run
+	// --predictions with trial numbers): pass@k, pass^k and flaky tasks.
+	Trials *trials.Summary `json:"trials,omitempty"`
 
 	Timings map[string]float64 `json:"timings_seconds"`
 }
@@ -120,6 +125,8 @@ type summaryAcc struct {
 	digest                 hash.Hash
 	judge                  JudgeSummary
 	judged                 bool // a row came from an escalating scorer
+	taskOf                 func(string) (string, int, bool)
+	outcomes               []trials.Outcome
 }
 
 func newSummaryAcc() *summaryAcc {
@@ -212,6 +219,11 @@ func (a *summaryAcc) addDialog(d *DialogRow, goldDigest []byte) {
 		a.latScore = append(a.latScore, d.Score)
 	}
 	a.digest.Write(goldDigest)
+	if a.taskOf != nil {
+		if task, trial, ok := a.taskOf(d.DialogID); ok {
+			a.outcomes = append(a.outcomes, trials.Outcome{Task: task, Trial: trial, Pass: d.TestPass})
+		}
+	}
 }
 
 // summary builds the Summary; header fields (Input, Scorer, Thresholds,
@@ -251,6 +263,10 @@ func (a *summaryAcc) summary() *Summary {
 	}
 	if p, sp, ok := correlations(a.lat, a.latScore); ok {
 		s.LatencyCorrelation = &LatencyCorrelation{Dialogs: len(a.lat), Pearson: p, Spearman: sp}
+	}
+	if len(a.outcomes) > 0 {
+		t := trials.Summarize(trials.PerTask(a.outcomes))
+		s.Trials = &t
 	}
 	return s
 }

@@ -46,6 +46,10 @@ type WriterOptions struct {
 	Codec        compress.Codec // nil: zstd
 	Ordinals     bool           // also write Files.Ordinals
 	Wrap         Wrap           // tests: fault injection
+	// TaskOf, when set, names the task and trial of a dialog that is one of
+	// repeated trials (ok false for the others); Summary then reports
+	// reliability over the trials (Summary.Trials).
+	TaskOf func(dialogID string) (task string, trial int, ok bool)
 }
 
 // Writer writes the Parquet files of a run directory (or of a checkpoint
@@ -83,6 +87,7 @@ func Create(files Files, opts WriterOptions) (*Writer, error) {
 		opts.Codec = &parquet.Zstd
 	}
 	w := &Writer{schema: opts.Schema, acc: newSummaryAcc()}
+	w.acc.taskOf = opts.TaskOf
 	var err error
 	if opts.Schema.extras {
 		w.turns, err = createRowFile(files.Turns, opts.Schema.schema, opts.RowGroupSize, opts.Codec, opts.Wrap)

@@ -116,7 +116,7 @@ func runCompare(ctx context.Context, env *Env, o compareOptions, dirs []string) 
 	if err := compareio.WriteMarkdown(env.Stdout, rep); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	if err := compareTrials(env.Stdout, dirs); err != nil {
+	if err := compareTrials(ctx, env.Stdout, dirs); err != nil {
 		return err
 	}
 	if o.failOnRegression {

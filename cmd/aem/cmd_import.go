@@ -118,7 +118,11 @@ func importJoined(ctx context.Context, env *Env, o importOptions, r *golden.Read
 		return err
 	}
 	defer st.Close()
-	j := predictions.NewJoiner(r, st, ao)
+	j, err := predictions.NewJoiner(r, st, ao)
+	if err != nil {
+		r.Close()
+		return err
+	}
 	defer j.Close()
 	turns, err := golden.WriteDialogs(ctx, o.out, golden.WriteOptions{Extras: j.Extras()}, func(yield func(golden.Dialog, error) bool) {
 		for {

@@ -158,13 +158,17 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 			if err != nil {
 				return nil, err
 			}
-			return predictions.NewJoiner(r, st, ao), nil
+			j, err := predictions.NewJoiner(r, st, ao)
+			if err != nil {
+				r.Close()
+			}
+			return j, err
 		}
 		j, err := join()
 		if err != nil {
 			return err
 		}
-		opts.Source = j // batch.Run closes it
+		opts.Source, opts.TaskOf = j, j.TaskOf // batch.Run closes it
 		if opts.SourceID, err = predictions.Fingerprint(input, st, fmt.Sprintf("%+v", ao)); err != nil {
 			return err
 		}
@@ -175,12 +179,13 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		return err
 	}
 	printRunSummary(env, sum, o.out)
-	if j, ok := opts.Source.(*predictions.Joiner); ok && j.Stats().TrialDialogs > 0 && !location.IsURL(o.out) {
-		rep, err := writeTrials(ctx, o.out, j)
-		if err != nil {
-			return fmt.Errorf("reliability over trials: %w", err)
+	if j, ok := opts.Source.(*predictions.Joiner); ok && sum.Trials != nil {
+		printTrials(env.Stdout, sum.Trials)
+		if !location.IsURL(o.out) {
+			if err := writeTrials(ctx, o.out, j); err != nil {
+				return fmt.Errorf("writing %s: %w", trialsFile, err)
+			}
 		}
-		printTrials(env.Stdout, rep.Summary)
 	}
 	if o.otelOut != "" {
 		var sources *predictions.Joiner

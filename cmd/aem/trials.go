@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/batch/predictions"
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/batch/safefile"
@@ -17,47 +15,38 @@ import (
 )
 
 // trialsFile is written into a run directory whose dialogs are repeated
-// trials of tasks: reliability over trials (pass@k, pass^k, flaky tasks)
-// overall and per task.
+// trials of tasks: each task's pass@k, pass^k and whether it is flaky (the
+// run's figures are in summary.json's "trials").
 const trialsFile = "trials.json"
 
-// trialsReport is trials.json.
-type trialsReport struct {
-	Summary trials.Summary `json:"summary"`
-	Tasks   []trials.Task  `json:"tasks"`
-}
-
-// writeTrials computes reliability over the trials of the run in runDir
-// (a local directory) from its dialogs' test_pass, with each dialog's task
-// and trial from the join, writes runDir/trials.json and returns it.
-func writeTrials(ctx context.Context, runDir string, j *predictions.Joiner) (trialsReport, error) {
+// writeTrials writes runDir/trials.json from the run's dialogs (test_pass)
+// and each dialog's task and trial from the join.
+func writeTrials(ctx context.Context, runDir string, j *predictions.Joiner) error {
 	rd, err := rundir.Open(ctx, runDir, rundir.OpenOptions{})
 	if err != nil {
-		return trialsReport{}, err
+		return err
 	}
 	defer rd.Close()
 	var outcomes []trials.Outcome
 	for dr, err := range rd.Dialogs(ctx) {
 		if err != nil {
-			return trialsReport{}, err
+			return err
 		}
-		tt, ok := j.TaskOf(dr.DialogID)
-		if !ok {
-			return trialsReport{}, fmt.Errorf("dialog %q of %s was not given by the join", dr.DialogID, runDir)
+		if task, trial, ok := j.TaskOf(dr.DialogID); ok {
+			outcomes = append(outcomes, trials.Outcome{Task: task, Trial: trial, Pass: dr.TestPass})
 		}
-		outcomes = append(outcomes, trials.Outcome{Task: tt.Task, Trial: tt.Trial, Pass: dr.TestPass})
 	}
-	tasks := trials.PerTask(outcomes)
-	rep := trialsReport{Summary: trials.Summarize(tasks), Tasks: tasks}
-	b, err := json.MarshalIndent(rep, "", "  ")
+	b, err := json.MarshalIndent(struct {
+		Tasks []trials.Task `json:"tasks"`
+	}{trials.PerTask(outcomes)}, "", "  ")
 	if err != nil {
-		return trialsReport{}, err
+		return err
 	}
-	return rep, safefile.WriteFile(filepath.Join(runDir, trialsFile), append(b, '\n'))
+	return safefile.WriteFile(filepath.Join(runDir, trialsFile), append(b, '\n'))
 }
 
 // printTrials prints the headline reliability figures.
-func printTrials(w io.Writer, s trials.Summary) {
+func printTrials(w io.Writer, s *trials.Summary) {
 	fmt.Fprintf(w, "trials: %d tasks, k=%d; pass^k %s; pass@k %s; flaky tasks %d (%.3f)\n",
 		s.Tasks, s.K, series(s.PassHat), series(s.PassAt), s.Flaky, s.FlakyShare)
 }
@@ -70,37 +59,24 @@ func series(xs []float64) string {
 	return strings.Join(parts, ", ")
 }
 
-// readTrials reads a run's trials.json; ok is false when the run has none
-// (not scored from repeated trials, or not a local directory).
-func readTrials(dir string) (trialsReport, bool, error) {
-	b, err := os.ReadFile(filepath.Join(dir, trialsFile))
-	if err != nil {
-		if os.IsNotExist(err) || location.IsURL(dir) {
-			return trialsReport{}, false, nil
-		}
-		return trialsReport{}, false, err
-	}
-	var rep trialsReport
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return trialsReport{}, false, fmt.Errorf("%s: %w", filepath.Join(dir, trialsFile), err)
-	}
-	return rep, true, nil
-}
-
 // compareTrials appends pass^k between releases to the compare report's
-// Markdown, when every run has trials.json.
-func compareTrials(w io.Writer, dirs []string) error {
-	reps := make([]trialsReport, len(dirs))
+// Markdown, when every run's summary has trials.
+func compareTrials(ctx context.Context, w io.Writer, dirs []string) error {
+	sums := make([]*trials.Summary, len(dirs))
 	for i, d := range dirs {
-		rep, ok, err := readTrials(d)
-		if err != nil || !ok {
+		rd, err := rundir.Open(ctx, d, rundir.OpenOptions{})
+		if err != nil {
 			return err
 		}
-		reps[i] = rep
+		sums[i] = rd.Summary.Trials
+		rd.Close()
+		if sums[i] == nil {
+			return nil
+		}
 	}
-	k := reps[0].Summary.K
-	for _, r := range reps {
-		k = min(k, r.Summary.K)
+	k := sums[0].K
+	for _, s := range sums {
+		k = min(k, s.K)
 	}
 	fmt.Fprintf(w, "\n## Reliability over trials\n\npass^k: every one of k trials of a task passes (τ-bench); pass@k: at least one does.\n\n| k |")
 	for _, d := range dirs {
@@ -113,14 +89,14 @@ func compareTrials(w io.Writer, dirs []string) error {
 	fmt.Fprintf(w, "---|\n")
 	for i := range k {
 		fmt.Fprintf(w, "| %d |", i+1)
-		for _, r := range reps {
-			fmt.Fprintf(w, " %.3f | %.3f |", r.Summary.PassHat[i], r.Summary.PassAt[i])
+		for _, s := range sums {
+			fmt.Fprintf(w, " %.3f | %.3f |", s.PassHat[i], s.PassAt[i])
 		}
-		fmt.Fprintf(w, " %+.3f |\n", reps[len(reps)-1].Summary.PassHat[i]-reps[0].Summary.PassHat[i])
+		fmt.Fprintf(w, " %+.3f |\n", sums[len(sums)-1].PassHat[i]-sums[0].PassHat[i])
 	}
 	fmt.Fprintf(w, "\nflaky tasks:")
-	for i, r := range reps {
-		fmt.Fprintf(w, " %s %d/%d (%.3f)", dirs[i], r.Summary.Flaky, r.Summary.Tasks, r.Summary.FlakyShare)
+	for i, s := range sums {
+		fmt.Fprintf(w, " %s %d/%d (%.3f)", dirs[i], s.Flaky, s.Tasks, s.FlakyShare)
 	}
 	fmt.Fprintln(w)
 	return nil
