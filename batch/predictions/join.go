@@ -23,8 +23,7 @@ var joinColumns = []struct {
 	{"predict_seq", parquet.Int64},            // 1-based position of the prediction in the agent's sequence
 	{"predict_function", parquet.ByteArray},   // the function name as the agent gave it
 	{"predict_call_id", parquet.ByteArray},    // the tool call id
-	{"predict_args_error", parquet.ByteArray}, // why the agent's arguments are not a JSON object
-	{"predict_args_raw", parquet.ByteArray},   // the agent's arguments as written, when malformed
+	{"predict_args_error", parquet.ByteArray}, // why the agent's arguments are not a JSON object (predict_args keeps them as written)
 	{"source_file", parquet.ByteArray},
 	{"source_line", parquet.Int64},
 	{"source_trace_id", parquet.ByteArray},
@@ -47,7 +46,7 @@ type JoinStats struct {
 	// Predictions left out by the alignment (see align.Joined), and gold
 	// turns subset mode leaves unscored.
 	Ignored, Context, Allowed, Unscored int
-	MalformedArgs                       int // scored calls whose arguments were not a JSON object
+	MalformedArgs                       int // scored calls whose arguments were not a JSON object (unparseable_arguments)
 }
 
 // Joiner joins the dialogs of a golden dataset with the conversations of a
@@ -219,13 +218,19 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (joinedDialog, error) 
 				steps[i].Args = args
 			}
 		}
+		if malformed[i] != "" {
+			steps[i].UnparsedArgs = s.Args
+			if steps[i].UnparsedArgs == "" {
+				steps[i].UnparsedArgs = " " // never "": that would read as parsed
+			}
+		}
 	}
 	joined, err := align.Join(g.Dialog, steps, j.opts)
 	if err != nil {
 		return joinedDialog{}, err
 	}
 	id := trialID(g.ID, c.Trial)
-	d := golden.Dialog{Dialog: metrics.Dialog{ID: id, Turns: joined.Dialog.Turns}}
+	d := golden.Dialog{Dialog: metrics.Dialog{ID: id, Turns: joined.Dialog.Turns, Tools: g.Tools}}
 	srcs := make([]*Step, len(d.Turns))
 	goldRow := map[int]int{} // turn_no -> index in g
 	for i, t := range g.Turns {
@@ -303,7 +308,6 @@ func (j *Joiner) appendJoinColumns(row parquet.Row, task string, trial, p int, s
 	str(st.Name, st.Kind == StepCall)
 	str(st.CallID, st.CallID != "")
 	str(argsErr, argsErr != "")
-	str(st.Args, argsErr != "")
 	str(st.Source.File, st.Source.File != "")
 	num(st.Source.Line, st.Source.Line > 0)
 	str(st.Source.TraceID, st.Source.TraceID != "")

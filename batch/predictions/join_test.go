@@ -83,7 +83,7 @@ func TestJoinChatLog(t *testing.T) {
 		names = append(names, e.Name)
 	}
 	wantNames := []string{"team", "task_id", "trial", "predict_seq", "predict_function", "predict_call_id", "predict_args_error",
-		"predict_args_raw", "source_file", "source_line", "source_trace_id", "source_span_id", "source_message_index"}
+		"source_file", "source_line", "source_trace_id", "source_span_id", "source_message_index"}
 	if d := cmp.Diff(wantNames, names); d != "" {
 		t.Errorf("extra columns (-want +got):\n%s", d)
 	}
@@ -94,6 +94,9 @@ func TestJoinChatLog(t *testing.T) {
 			t.Fatal(err)
 		}
 		dialogs = append(dialogs, d.Dialog)
+		if d.ID == "refund-7#2" && d.Turns[0].Predict.UnparsedArgs != "{order: 7}" {
+			t.Errorf("the agent's arguments did not survive the joined file: %q", d.Turns[0].Predict.UnparsedArgs)
+		}
 		for i, tr := range d.Turns {
 			got = append(got, fmt.Sprintf("%s/%d %s gold=%v pred=%v %s", d.ID, tr.TurnNo, tr.Role, tr.HasGold, tr.HasPredict, extras(r, d.Extra[i])))
 		}
@@ -106,7 +109,7 @@ func TestJoinChatLog(t *testing.T) {
 		"refund-7#1/1 Tool gold=true pred=true team=<nil> task_id=refund-7 trial=1 predict_seq=1 predict_function=refund predict_call_id=c1 source_file=" + chat + " source_line=2 source_message_index=1",
 		"refund-7#1/2 Agent gold=true pred=true team=<nil> task_id=refund-7 trial=1 predict_seq=2 source_file=" + chat + " source_line=2 source_message_index=2",
 		"refund-7#2/1 Tool gold=true pred=true team=<nil> task_id=refund-7 trial=2 predict_seq=1 predict_function=refund predict_call_id=c1 " +
-			"predict_args_error=arguments are not JSON: invalid character 'o' looking for beginning of object key string predict_args_raw={order: 7} source_file=" + chat + " source_line=3 source_message_index=1",
+			"predict_args_error=arguments are not JSON: invalid character 'o' looking for beginning of object key string source_file=" + chat + " source_line=3 source_message_index=1",
 		"refund-7#2/2 Agent gold=true pred=false team=<nil> task_id=refund-7 trial=2",
 		"unanswered/1 Tool gold=true pred=false team=<nil> task_id=unanswered",
 	}
@@ -124,7 +127,7 @@ func TestJoinChatLog(t *testing.T) {
 		}
 	}
 	wantV := []string{"sales-report-q3/2:", "sales-report-q3/3:", "refund-7#1/1:", "refund-7#1/2:",
-		"refund-7#2/1:missing_parameters", "refund-7#2/2:missing_turn", "unanswered/1:missing_turn"}
+		"refund-7#2/1:unparseable_arguments", "refund-7#2/2:missing_turn", "unanswered/1:missing_turn"}
 	if d := cmp.Diff(wantV, verdicts); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}

@@ -98,7 +98,7 @@ func (o *predictionOptions) open(ctx context.Context, cmd *Command) (*prediction
 func reportJoin(w io.Writer, s predictions.JoinStats) {
 	fmt.Fprintf(w, "aem: joined %d gold dialogs with predictions into %d dialogs", s.GoldDialogs, s.Dialogs)
 	if s.MalformedArgs > 0 {
-		fmt.Fprintf(w, "; %d calls had arguments that are not a JSON object (scored as calls without arguments; see predict_args_error)", s.MalformedArgs)
+		fmt.Fprintf(w, "; %d calls had arguments that are not a JSON object (scored unparseable_arguments; see predict_args_error)", s.MalformedArgs)
 	}
 	fmt.Fprintln(w)
 	if s.NoPredictions > 0 {

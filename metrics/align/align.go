@@ -46,10 +46,12 @@ type Step struct {
 	Role metrics.Role
 	// Name is the function name as the agent gave it (calls).
 	Name string
-	// Args are the decoded arguments; the empty map when the agent's were
-	// not a JSON object.
-	Args     map[string]any
-	Response string
+	// Args are the decoded arguments.
+	Args map[string]any
+	// UnparsedArgs is the agent's arguments as written when they are not a
+	// JSON object (metrics.Call.UnparsedArgs: scored unparseable_arguments).
+	UnparsedArgs string
+	Response     string
 }
 
 // Joined is a gold dialog joined with its predictions.
@@ -90,7 +92,7 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 		calls    []metrics.Call
 		replies  bool
 		maxTurn  int
-		joined   = Joined{Dialog: metrics.Dialog{ID: gold.ID}}
+		joined   = Joined{Dialog: metrics.Dialog{ID: gold.ID, Tools: gold.Tools}}
 		userRows []metrics.Turn
 	)
 	for i := range rows {
@@ -114,7 +116,7 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 		c := candidate{index: i, step: p}
 		if p.Role == metrics.RoleTool {
 			c.call.ToolID, c.call.Action = opts.Naming.Resolve(p.Name, calls)
-			c.call.Args = p.Args
+			c.call.Args, c.call.UnparsedArgs = p.Args, p.UnparsedArgs
 			if slices.Contains(opts.IgnoreTools, p.Name) || slices.Contains(opts.IgnoreTools, c.call.ToolID) {
 				joined.Ignored = append(joined.Ignored, i)
 				continue
