@@ -55,7 +55,11 @@ PREDICTIONS
 	without predictions are scored (every turn missing_turn) and counted;
 	conversations without gold are counted and listed on stderr. Each turn
 	keeps task_id, trial, predict_seq and its source (file, line, trace and
-	span id, message index) as extra columns.
+	span id, message index) as extra columns. With trials, summary.json
+	reports pass@k, pass^k (all k trials pass) and the share of flaky tasks,
+	OUTDIR/trials.json each task's, and aem compare the change in pass^k.
+	--otel-out writes each dialog's and each failed turn's verdict as an
+	OpenTelemetry gen_ai.evaluation.result event on the span it judges.
 `
 
 // enabled reports whether --predictions was given.
