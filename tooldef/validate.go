@@ -83,8 +83,8 @@ func (s *Schema) validate(c *checker, path string, v any) {
 	if s == nil || !c.step(path) {
 		return
 	}
-	if s.HasDefault && EqualJSON(v, s.Default) {
-		return
+	if s.HasDefault && TypeOf(v) == TypeOf(s.Default) && EqualJSON(v, s.Default) {
+		return // the default itself (3.0 is not the default 3 of an integer)
 	}
 	if s.Never {
 		c.add(Violation{Field: path, Rule: RuleType, Detail: "the schema allows no value here"})

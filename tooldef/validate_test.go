@@ -84,6 +84,8 @@ func TestValidateArgs(t *testing.T) {
 		{"bfcl tuple is an array", bfcl, "math.mean", `{"numbers": [1], "weights": [0.5]}`, ""},
 		{"bfcl tuple not object", bfcl, "math.mean", `{"numbers": [1], "weights": {"a": 1}}`, "weights|type;"},
 		{"bfcl default accepted", bfcl, "math.mean", `{"numbers": [1], "weights": []}`, ""},
+		{"a float equal to an integer default is no default", openai, "get_weather", `{"city": "P", "days": 1.0}`, "days|type;"},
+		{"the integer default", openai, "get_weather", `{"city": "P", "days": 1}`, ""},
 		{"bfcl any takes every type", bfcl, "math.mean", `{"numbers": [1], "label": {"x": [1]}}`, ""},
 		{"bfcl dict", bfcl, "math.mean", `{"numbers": [1], "options": {"round": 2}}`, ""},
 		{"bfcl dict inner type", bfcl, "math.mean", `{"numbers": [1], "options": {"round": "2"}}`, "options.round|type;"},

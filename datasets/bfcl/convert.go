@@ -88,7 +88,7 @@ func Convert(e Entry, pred *Prediction) (Converted, error) {
 		if !e.Irrelevant() {
 			return Converted{}, &SkipError{ID: e.ID, Reason: "the entry has no possible answer"}
 		}
-		tools, err := toolSet(e, defs)
+		tools, err := toolSet(e, defs, nil)
 		if err != nil {
 			return Converted{}, err
 		}
@@ -108,14 +108,14 @@ func Convert(e Entry, pred *Prediction) (Converted, error) {
 		if reason != "" {
 			return Converted{}, &SkipError{ID: e.ID, Reason: reason}
 		}
-		fixed, reason := repairDef(def, ans)
+		fixed, reason := repairDef(def, ans, e.Tools.Lookup(ans.Name))
 		if reason != "" {
 			return Converted{}, &SkipError{ID: e.ID, Reason: reason}
 		}
 		repairs = append(append(repairs, dropped...), fixed...)
 		golds[i] = metrics.Call{Action: ans.Name, Args: goldArgs(ans, def)}
 	}
-	tools, err := toolSet(e, defs)
+	tools, err := toolSet(e, defs, repairs)
 	if err != nil {
 		return Converted{}, err
 	}
@@ -147,8 +147,12 @@ func findDef(defs []map[string]any, name string) map[string]any {
 	return nil
 }
 
-// toolSet parses the (repaired) definitions.
-func toolSet(e Entry, defs []map[string]any) (*tooldef.Set, error) {
+// toolSet is the entry's definitions: as read, or the repaired defs
+// parsed again.
+func toolSet(e Entry, defs []map[string]any, repairs []Repair) (*tooldef.Set, error) {
+	if len(repairs) == 0 && e.Tools != nil {
+		return e.Tools, nil
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -221,12 +225,14 @@ const maxRepairPasses = 4
 // repairDef widens the types and enums of def (in place) until every
 // acceptable value of ans fits; reason is set when a violation cannot be
 // repaired that way.
-func repairDef(def map[string]any, ans PossibleCall) ([]Repair, string) {
+func repairDef(def map[string]any, ans PossibleCall, tool *tooldef.Tool) ([]Repair, string) {
 	var repairs []Repair
-	for range maxRepairPasses {
-		tool, err := parseOne(def)
-		if err != nil {
-			return nil, fmt.Sprintf("the definition of %s does not parse: %v", ans.Name, err)
+	for pass := range maxRepairPasses {
+		if pass > 0 || tool == nil {
+			var err error
+			if tool, err = parseOne(def); err != nil {
+				return nil, fmt.Sprintf("the definition of %s does not parse: %v", ans.Name, err)
+			}
 		}
 		changed := false
 		for _, k := range sortedKeys(ans.Params) {

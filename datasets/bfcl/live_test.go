@@ -1,10 +1,13 @@
 package bfcl
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,5 +138,89 @@ func TestLiveConvert(t *testing.T) {
 	// The repairs BENCHMARKS.md reports.
 	if want := map[string]int{RepairType: 19, RepairEnum: 29}; !maps.Equal(kinds, want) {
 		t.Errorf("repairs %v, want %v", kinds, want)
+	}
+}
+
+// documented are the perturbations where aem's verdict differs from BFCL's
+// checker by design (README: "Tool definitions"), always the same way:
+// aem passes, BFCL fails.
+var documented = map[Perturbation]string{
+	DefaultGiven:     "an optional parameter the answer leaves out, given its schema default: aem passes (same call), BFCL fails it as unexpected",
+	OmitDefault:      `an optional parameter left out whose answer is its schema default: aem passes (same call), BFCL needs "" among the answer's values`,
+	IntForFloatItems: "integers in an array of floats: aem accepts them (an integer is a number), BFCL's nested type check does not",
+}
+
+// bfclVerdicts are BFCL's checker's verdicts on the perturbed predictions
+// (scripts/bench-bfcl with UPDATE=1 writes them): per perturbation, the
+// ids it passes or those it fails, whichever list is shorter.
+type bfclVerdicts map[Perturbation]struct {
+	Pass []string `json:"pass"`
+	Fail []string `json:"fail"`
+}
+
+func (v bfclVerdicts) passes(p Perturbation, id string) (pass, known bool) {
+	lists, ok := v[p]
+	switch {
+	case !ok:
+		return false, false
+	case lists.Pass != nil:
+		return slices.Contains(lists.Pass, id), true
+	}
+	return !slices.Contains(lists.Fail, id), true
+}
+
+// TestAgreement judges every perturbation of every live entry with aem
+// (in process, the lexical scorer; no comparison reaches it) and compares
+// each dialog's verdict with BFCL's checker's: they must agree except on
+// the documented perturbations, where aem passes and BFCL fails. Under the
+// race detector it checks every 9th entry.
+func TestAgreement(t *testing.T) {
+	entries := loadLive(t)
+	data, err := os.ReadFile(filepath.Join("testdata", "bfcl_verdicts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verdicts bfclVerdicts
+	if err := json.Unmarshal(data, &verdicts); err != nil {
+		t.Fatal(err)
+	}
+	step := 1
+	if raceEnabled || testing.Short() {
+		step = 9
+	}
+	for _, p := range Perturbations {
+		var agree, differ, judged int
+		for i := 0; i < len(entries); i += step {
+			e := entries[i]
+			pred, ok := Perturb(e, p)
+			if !ok {
+				continue
+			}
+			bfclPass, known := verdicts.passes(p, e.ID)
+			if !known {
+				t.Fatalf("%s: no BFCL verdicts for this perturbation: run UPDATE=1 scripts/bench-bfcl", p)
+			}
+			c, err := Convert(e, &pred)
+			if errors.Is(err, ErrSkipped) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s %s: %v", p, e.ID, err)
+			}
+			res, err := metrics.Evaluate(t.Context(), metrics.Lexical{}, metrics.DefaultConfig(), []metrics.Dialog{c.Dialog})
+			if err != nil {
+				t.Fatalf("%s %s: %v", p, e.ID, err)
+			}
+			judged++
+			switch aemPass := res[0].TestPass; {
+			case aemPass == bfclPass:
+				agree++
+			case documented[p] != "" && aemPass && !bfclPass:
+				differ++
+			default:
+				t.Errorf("%s %s: aem passes %v (%s), BFCL's checker passes %v", p, e.ID, aemPass, res[0].Reason, bfclPass)
+			}
+		}
+		t.Logf("%-20s %5d judged, %5d agree, %3d documented disagreements", p, judged, agree, differ)
 	}
 }

@@ -28,6 +28,8 @@ const (
 	IntForFloat      Perturbation = "int_for_float"       // 3.0 written 3 where a float is declared
 	IntForFloatItems Perturbation = "int_for_float_items" // the same inside an array of floats
 	OmitOptional     Perturbation = "omit_optional"       // every parameter the answer marks optional left out
+	OmitDefault      Perturbation = "omit_default"        // a parameter the answer requires left out where its value is the schema default
+	FloatForInt      Perturbation = "float_for_int"       // 3 written 3.0 where an integer is declared
 	DefaultGiven     Perturbation = "default_given"       // a parameter the answer omits given its default
 	Reordered        Perturbation = "parallel_reordered"  // parallel calls in reverse order
 	Underscored      Perturbation = "dots_as_underscores" // math.factorial called as math_factorial
@@ -42,7 +44,7 @@ const (
 // Perturbations lists every perturbation in a stable order.
 var Perturbations = []Perturbation{
 	Gold, WrongType, MissingRequired, ExtraUnknown, WrongEnum, CaseSpacing, IntForFloat, IntForFloatItems,
-	OmitOptional, DefaultGiven, Reordered, Underscored, NotOffered, NoCall, Unparseable, IrrelevantCall,
+	FloatForInt, OmitOptional, OmitDefault, DefaultGiven, Reordered, Underscored, NotOffered, NoCall, Unparseable, IrrelevantCall,
 }
 
 // UnknownParam and UnknownTool are the names ExtraUnknown and NotOffered
@@ -57,8 +59,8 @@ const (
 // It is deterministic: parameters are visited in name order, calls in
 // order.
 func Perturb(e Entry, p Perturbation) (Prediction, bool) {
-	tools, err := definitions(e)
-	if err != nil {
+	tools := e.Tools
+	if tools == nil {
 		return Prediction{}, false
 	}
 	if e.Answers == nil {
@@ -148,15 +150,6 @@ func placeholder(s *tooldef.Schema) any {
 	return "x"
 }
 
-// definitions parses the entry's definitions as given (no repairs).
-func definitions(e Entry) (*tooldef.Set, error) {
-	b, err := json.Marshal(e.Functions)
-	if err != nil {
-		return nil, err
-	}
-	return tooldef.Parse(e.ID, b)
-}
-
 // goldChoice picks the first acceptable value of every parameter, leaving
 // out those whose only acceptable value is "" (unless required).
 func goldChoice(a PossibleCall, tool *tooldef.Tool) map[string]any {
@@ -239,6 +232,16 @@ func changeOne(e Entry, calls []Call, tools *tooldef.Set, p Perturbation) bool {
 			}
 			continue
 		}
+		if p == OmitDefault {
+			for _, k := range sortedKeys(calls[i].Args) {
+				s := tool.Param(k)
+				if s != nil && s.HasDefault && !tool.IsRequired(k) && !slices.Contains(a.Params[k], any("")) && tooldef.EqualJSON(calls[i].Args[k], s.Default) {
+					delete(calls[i].Args, k)
+					return true
+				}
+			}
+			continue
+		}
 		if p == DefaultGiven {
 			for _, k := range sortedKeys(tool.Parameters.Properties) {
 				s := tool.Param(k)
@@ -278,6 +281,12 @@ func change(p Perturbation, s *tooldef.Schema, v any, alts []any) (any, bool) {
 		return out, out != str && hasCase(str)
 	case IntForFloat:
 		return intForFloat(s, v)
+	case FloatForInt:
+		n, ok := v.(json.Number)
+		if !ok || s.Type() != tooldef.Integer || tooldef.TypeOf(n) != tooldef.Integer {
+			return nil, false
+		}
+		return json.Number(string(n) + ".0"), true
 	case IntForFloatItems:
 		list, ok := v.([]any)
 		if !ok || s.Type() != tooldef.Array || s.Items.Type() != tooldef.Number {

@@ -19,6 +19,7 @@ func TestPerturb(t *testing.T) {
 		uber     = "live_multiple_1-1-0"
 		parallel = "live_parallel_2-0-0"
 		control  = "live_simple_3-2-0"
+		simple9  = "live_simple_9-8-0"
 	)
 	tests := []struct {
 		p    Perturbation
@@ -37,6 +38,11 @@ func TestPerturb(t *testing.T) {
 		{IntForFloat, weather, `-`},
 		{IntForFloatItems, control, `[{"control":{"body":{"mode":"COOL","temp":22},"orders":[{"name":"Ann","qty":1}],"weights":[1,2.5]}}]`},
 		{OmitOptional, weather, `[{"get_weather":{"location":"Boston, MA"}}]`},
+		{OmitDefault, weather, `-`}, // unit's answer lists ""
+		{OmitDefault, simple9, `-`}, // port is required
+		{OmitDefault, "live_simple_10-9-0", `[{"get_weather":{"location":"Rome, Italy"}}]`},
+		{FloatForInt, uber, `[{"uber.ride":{"loc":"2020 Addison Street","time":10.0,"type":"plus"}}]`},
+		{FloatForInt, weather, `-`},
 		{OmitOptional, uber, `-`},
 		{DefaultGiven, uber, `[{"uber.ride":{"loc":"2020 Addison Street","max_price":50.0,"time":10,"type":"plus"}}]`},
 		{DefaultGiven, weather, `-`},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/tooldef"
 )
 
 // ErrInvalid is the Kind of every error about the content of a BFCL file:
@@ -42,8 +43,10 @@ type Entry struct {
 	Category string // "simple", "multiple", "parallel", "parallel_multiple", "irrelevance"...
 	// Messages are the question's messages, every turn's in order.
 	Messages []Message
-	// Functions are the definitions offered, each as given.
+	// Functions are the definitions offered, each as given, and Tools the
+	// same parsed.
 	Functions []json.RawMessage
+	Tools     *tooldef.Set
 	// Answers are the acceptable calls (one per expected call, each
 	// parameter with its acceptable values); nil when the entry has none,
 	// as irrelevance entries, whose right answer is no call.
@@ -126,6 +129,16 @@ func ReadQuestions(file string, r io.Reader) ([]Entry, error) {
 		}
 		seen[raw.ID] = line
 		e := Entry{ID: raw.ID, Category: category(raw.ID), Functions: raw.Function, Line: line}
+		defs, err := json.Marshal(raw.Function)
+		if len(raw.Function) == 0 {
+			defs = []byte("[]")
+		}
+		if err == nil {
+			e.Tools, err = tooldef.Parse("function", defs)
+		}
+		if err != nil {
+			return rowErr(file, row, line, raw.ID, "function", "bad function definitions", "give each function a name and a JSON Schema of its parameters", err)
+		}
 		for _, turn := range raw.Question {
 			e.Messages = append(e.Messages, turn...)
 		}

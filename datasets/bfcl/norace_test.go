@@ -1,0 +1,5 @@
+//go:build !race
+
+package bfcl
+
+const raceEnabled = false
