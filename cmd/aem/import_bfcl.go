@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/aem-dev/aem/batch/golden"
@@ -67,12 +66,16 @@ func runImportBFCL(ctx context.Context, env *Env, o importOptions, inputs []stri
 		fmt.Fprintf(env.Stderr, "aem: %s\n", s)
 	}
 	if len(repairs) > 0 {
-		kinds := make([]string, 0, len(repairs))
-		for k, n := range repairs {
-			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+		var parts []string
+		for _, k := range []struct{ kind, what string }{
+			{bfcl.RepairType, "types widened"}, {bfcl.RepairEnum, "enum values added"},
+			{bfcl.RepairDropped, "parameters unknown to the definition left out of the gold call"},
+		} {
+			if n := repairs[k.kind]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, k.what))
+			}
 		}
-		sort.Strings(kinds)
-		fmt.Fprintf(env.Stderr, "aem: widened definitions where an entry's own answer breaks them, as BFCL's checker reads them: %s\n", strings.Join(kinds, ", "))
+		fmt.Fprintf(env.Stderr, "aem: where an entry's own answer breaks its definition, read as BFCL's checker reads it: %s\n", strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(env.Stdout, "wrote %d turns in %d dialogs from %d BFCL file(s) to %s (%d entries left out)\n",
 		turns, len(dialogs), len(inputs), o.out, len(skipped))

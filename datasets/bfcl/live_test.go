@@ -188,8 +188,9 @@ func TestAgreement(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		step = 9
 	}
+	var total, totalAgree, totalPlain int
 	for _, p := range Perturbations {
-		var agree, differ, judged int
+		var agree, differ, judged, plainAgree int
 		for i := 0; i < len(entries); i += step {
 			e := entries[i]
 			pred, ok := Perturb(e, p)
@@ -212,6 +213,16 @@ func TestAgreement(t *testing.T) {
 				t.Fatalf("%s %s: %v", p, e.ID, err)
 			}
 			judged++
+			// The same dialog without its tool definitions, for BENCHMARKS.md.
+			plain := c.Dialog
+			plain.Tools = nil
+			without, err := metrics.Evaluate(t.Context(), metrics.Lexical{}, metrics.DefaultConfig(), []metrics.Dialog{plain})
+			if err != nil {
+				t.Fatalf("%s %s without tools: %v", p, e.ID, err)
+			}
+			if without[0].TestPass == bfclPass {
+				plainAgree++
+			}
 			switch aemPass := res[0].TestPass; {
 			case aemPass == bfclPass:
 				agree++
@@ -221,6 +232,9 @@ func TestAgreement(t *testing.T) {
 				t.Errorf("%s %s: aem passes %v (%s), BFCL's checker passes %v", p, e.ID, aemPass, res[0].Reason, bfclPass)
 			}
 		}
-		t.Logf("%-20s %5d judged, %5d agree, %3d documented disagreements", p, judged, agree, differ)
+		t.Logf("%-20s %5d judged, %5d agree, %3d documented disagreements; without tool definitions %5d agree", p, judged, agree, differ, plainAgree)
+		total, totalAgree, totalPlain = total+judged, totalAgree+agree, totalPlain+plainAgree
 	}
+	t.Logf("all: %d judged, %d agree (%.4f); without tool definitions %d (%.4f)", total, totalAgree,
+		float64(totalAgree)/float64(total), totalPlain, float64(totalPlain)/float64(total))
 }
