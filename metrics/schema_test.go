@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -231,4 +232,50 @@ func TestGoldSchema(t *testing.T) {
 			t.Errorf("%v: %v", g, err)
 		}
 	}
+}
+
+// FuzzToolChecks: judging a call against tool definitions never panics,
+// gives the same verdict twice, and a verdict passes exactly when no check
+// failed. A gold call that breaks its definitions is an ErrGoldSchema, and
+// only that.
+func FuzzToolChecks(f *testing.F) {
+	f.Add(testTools, "get_weather", `{"city": "Paris", "unit": "celsius"}`, "get_weather", `{"city": "paris", "days": "3"}`)
+	f.Add(testTools, "math.factorial", `{"n": {"$any": [1, 2]}}`, "math_factorial", `{"n": 2.0}`)
+	f.Add(`[{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "array", "items": {"enum": ["x", "y"]}}, "o": {"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": false}}}}]`,
+		"f", `{"a": ["x"], "o": {"id": "A-1"}}`, "f", `{"a": ["X", "z"], "o": {"id": "a1", "k": 1}}`)
+	f.Add(testTools, "ping", `{}`, "ping", `{"x": `)
+	f.Fuzz(func(t *testing.T, tools, goldName, goldArgs, predName, predArgs string) {
+		set, err := tooldef.Parse("fuzz", []byte(tools))
+		if err != nil {
+			return
+		}
+		gold, err := DecodeArgs([]byte(goldArgs))
+		if err != nil || ValidateGoldArgs(gold) != nil {
+			return
+		}
+		pred := Call{Action: predName}
+		if pred.Args, err = DecodeArgs([]byte(predArgs)); err != nil {
+			pred.UnparsedArgs = predArgs
+		}
+		d := Dialog{ID: "d", Tools: set, Turns: []Turn{{DialogID: "d", TurnNo: 1, Role: RoleTool, HasGold: true, HasPredict: true,
+			Gold: Call{Action: goldName, Args: gold}, Predict: pred}}}
+		first, err := Evaluate(t.Context(), Lexical{}, DefaultConfig(), []Dialog{d})
+		if err != nil {
+			if !errors.Is(err, ErrGoldSchema) {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			return
+		}
+		second, err := Evaluate(t.Context(), Lexical{}, DefaultConfig(), []Dialog{d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := first[0].Turns[0]
+		if !reflect.DeepEqual(v, second[0].Turns[0]) {
+			t.Fatalf("not deterministic:\n%+v\n%+v", v, second[0].Turns[0])
+		}
+		if v.Pass != (len(v.FailedChecks) == 0) {
+			t.Fatalf("pass %v with checks %v", v.Pass, v.FailedChecks)
+		}
+	})
 }

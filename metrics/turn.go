@@ -127,7 +127,7 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	if p.Predict.UnparsedArgs != "" {
 		v.fail(false, ReasonUnparseableArguments)
 		v.Completeness, v.Truthfulness = OutcomeFail, OutcomeFail
-		v.FieldScores = append(v.FieldScores, FieldScore{Field: g.Gold.ToolID + "." + g.Gold.Action, Method: MethodUnparseable})
+		v.FieldScores = append(v.FieldScores, FieldScore{Field: fieldBase(g.Gold), Method: MethodUnparseable})
 		out.quality = (b2f(toolOK) + b2f(actionOK)) / 4
 		return out, nil
 	}
@@ -139,7 +139,7 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	v.Completeness = outcome(len(v.MissingKeys) == 0 && len(v.ExtraKeys) == 0)
 
 	c := &comparer{tol: j.cfg.NumericTolerance, th: j.cfg.Thresholds, sim: j.sim,
-		badType: j.typeErrors(g.Gold, p.Predict), tool: tool, base: g.Gold.ToolID + "." + g.Gold.Action}
+		badType: j.typeErrors(g.Gold, p.Predict), tool: tool, base: fieldBase(g.Gold)}
 	if err := j.values(c, g, p, tool); err != nil {
 		return judged{}, err
 	}
@@ -159,6 +159,10 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	out.quality = (b2f(toolOK) + b2f(actionOK) + keyJaccard(g.Gold.Args, p.Predict.Args) + c.meanScore()) / 4
 	return out, nil
 }
+
+// fieldBase is the prefix of the field paths of a call's arguments:
+// "tool.action" (".action" without a tool id).
+func fieldBase(c Call) string { return c.ToolID + "." + c.Action }
 
 // structure compares the calls' names. With tool definitions, a predicted
 // tool they do not offer is a tool mismatch (offered false), and two names
@@ -186,7 +190,7 @@ func (j *judger) typeErrors(gold, pred Call) map[string]string {
 	if pt == nil {
 		return nil
 	}
-	base := gold.ToolID + "." + gold.Action
+	base := fieldBase(gold)
 	var out map[string]string
 	for _, viol := range pt.ValidateArgs(pred.Args) {
 		if viol.Rule != tooldef.RuleType {
@@ -204,7 +208,7 @@ func (j *judger) typeErrors(gold, pred Call) map[string]string {
 // are recorded with method "missing" (unless they may be left out: see
 // omittable); present ones go through the chain.
 func (j *judger) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
-	base := g.Gold.ToolID + "." + g.Gold.Action
+	base := fieldBase(g.Gold)
 	for _, k := range sortedKeys(g.Gold.Args) {
 		path := base + "." + k
 		pv, present := p.Predict.Args[k]
@@ -224,7 +228,7 @@ func (j *judger) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
 // isTopMissing reports whether a "missing" score is a top-level missing key
 // (a completeness failure, not a truthfulness one).
 func isTopMissing(field string, missing []string, g *Turn) bool {
-	base := g.Gold.ToolID + "." + g.Gold.Action + "."
+	base := fieldBase(g.Gold) + "."
 	for _, k := range missing {
 		if field == base+k {
 			return true

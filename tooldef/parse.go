@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -272,7 +273,7 @@ func schemaKey(m map[string]any, at string) (string, error) {
 	if found != "" {
 		return found, nil
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(otherKeys, k) {
 			return "", fieldErr(at+k, fmt.Sprintf("unknown key %q and no parameter schema", k),
 				`put the JSON Schema of the arguments under "parameters" (or MCP's "inputSchema"); a tool without parameters needs no schema`)

@@ -3,6 +3,7 @@ package tooldef
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -129,7 +130,7 @@ func parseRoot(at string, raw any) (*Schema, error) {
 			}
 		}
 	}
-	refs := sortedKeys(p.raw)
+	refs := slices.Sorted(maps.Keys(p.raw))
 	for _, ref := range refs {
 		s, err := p.parse(at+"."+refPath(ref), p.raw[ref])
 		if err != nil {
@@ -308,7 +309,7 @@ func (p *schemaParser) properties(at string, m map[string]any, s *Schema) error 
 			return fieldErr(at+".properties", "properties must be an object of parameter schemas", `write e.g. "properties": {"city": {"type": "string"}}`)
 		}
 		s.Properties = make(map[string]*Schema, len(pm))
-		for _, k := range sortedKeys(pm) {
+		for _, k := range slices.Sorted(maps.Keys(pm)) {
 			ps, err := p.parse(at+".properties."+k, pm[k])
 			if err != nil {
 				return err
@@ -470,15 +471,6 @@ var pointerEscape = strings.NewReplacer("~", "~0", "/", "~1")
 // refPath turns "#/$defs/X" into the field path "$defs.X".
 func refPath(ref string) string {
 	return strings.ReplaceAll(strings.TrimPrefix(ref, "#/"), "/", ".")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // kindOf names the JSON kind of a decoded value, for messages.

@@ -3,6 +3,7 @@ package tooldef
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"reflect"
@@ -129,7 +130,7 @@ func (s *Schema) object(c *checker, path string, m map[string]any, closed bool) 
 			c.add(Violation{Field: join(path, k), Rule: RuleRequired, Detail: "required parameter is missing"})
 		}
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		at := join(path, k)
 		ps, allowed := s.Property(k, closed)
 		if !allowed {
@@ -145,7 +146,7 @@ func (s *Schema) listing() string {
 	if len(s.Properties) == 0 {
 		return " (it takes none)"
 	}
-	return " (it has " + strings.Join(sortedKeys(s.Properties), ", ") + ")"
+	return " (it has " + strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", ") + ")"
 }
 
 func (s *Schema) array(c *checker, path string, list []any) {

@@ -48,7 +48,8 @@ func FuzzDecodeArgs(f *testing.F) {
 // ErrInvalidInput errors, and what it accepts is well formed.
 func FuzzJSONImport(f *testing.F) {
 	for _, p := range []string{"testdata/sales_report.json", "testdata/dialogs.jsonl", "testdata/dialogs_array.json",
-		"testdata/malformed/bad_args.jsonl", "testdata/malformed/duplicate_turn.json", "testdata/malformed/bad_spec.json"} {
+		"testdata/malformed/bad_args.jsonl", "testdata/malformed/duplicate_turn.json", "testdata/malformed/bad_spec.json",
+		"testdata/tools.jsonl"} {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,7 +171,7 @@ func toolSet(e Entry, defs []map[string]any, repairs []Repair) (*tooldef.Set, er
 // is empty: BFCL's checker fails a call that gives it and one that leaves
 // it out ("" is not listed).
 func noAcceptable(ans PossibleCall) string {
-	for _, k := range sortedKeys(ans.Params) {
+	for _, k := range slices.Sorted(maps.Keys(ans.Params)) {
 		if len(ans.Params[k]) == 0 {
 			return k
 		}
@@ -191,7 +192,7 @@ func dropUnknown(def map[string]any, ans PossibleCall) (PossibleCall, []Repair, 
 	props := properties(def)
 	out := PossibleCall{Name: ans.Name, Params: map[string][]any{}}
 	var repairs []Repair
-	for _, k := range sortedKeys(ans.Params) {
+	for _, k := range slices.Sorted(maps.Keys(ans.Params)) {
 		alts := ans.Params[k]
 		if _, known := props[k]; known {
 			out.Params[k] = alts
@@ -235,7 +236,7 @@ func repairDef(def map[string]any, ans PossibleCall, tool *tooldef.Tool) ([]Repa
 			}
 		}
 		changed := false
-		for _, k := range sortedKeys(ans.Params) {
+		for _, k := range slices.Sorted(maps.Keys(ans.Params)) {
 			raw, _ := properties(def)[k].(map[string]any)
 			for _, alt := range ans.Params[k] {
 				if alt == "" {
@@ -280,7 +281,7 @@ func violations(s *tooldef.Schema, path string, alt any) []tooldef.Violation {
 	}
 	if m, ok := alt.(map[string]any); ok && isAltDict(m) && s.Type() == tooldef.Object {
 		var out []tooldef.Violation
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			for _, a := range m[k].([]any) {
 				if a != "" {
 					out = append(out, violations(s.Properties[k], path+"."+k, a)...)
@@ -457,6 +458,13 @@ func goldValue(alts []any, required bool) any {
 // nested turns a BFCL dict answer ({key: [acceptable values]}) into an
 // object of gold values, and a list of them element by element.
 func nested(a any) any {
+	return mapDictAnswer(a, func(alts []any) (any, bool) { return goldValue(alts, false), true })
+}
+
+// mapDictAnswer rebuilds a BFCL dict answer with value(acceptable values)
+// for each key (a key is left out when value says so), and a list of dict
+// answers element by element; any other value is returned as it is.
+func mapDictAnswer(a any, value func([]any) (any, bool)) any {
 	switch x := a.(type) {
 	case map[string]any:
 		if !isAltDict(x) {
@@ -464,7 +472,9 @@ func nested(a any) any {
 		}
 		out := make(map[string]any, len(x))
 		for k, v := range x {
-			out[k] = goldValue(v.([]any), false)
+			if c, ok := value(v.([]any)); ok {
+				out[k] = c
+			}
 		}
 		return out
 	case []any:
@@ -473,7 +483,7 @@ func nested(a any) any {
 		}
 		out := make([]any, len(x))
 		for i, el := range x {
-			out[i] = nested(el)
+			out[i] = mapDictAnswer(el, value)
 		}
 		return out
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -177,29 +178,7 @@ func choose(alts []any, required bool) (any, bool) {
 // chosen resolves a dict answer to a dict value (first acceptable value per
 // key), element by element in a list of them.
 func chosen(a any) any {
-	switch x := a.(type) {
-	case map[string]any:
-		if !isAltDict(x) {
-			return x
-		}
-		out := map[string]any{}
-		for k, v := range x {
-			if c, ok := choose(v.([]any), false); ok {
-				out[k] = c
-			}
-		}
-		return out
-	case []any:
-		if !isAltDictList(x) {
-			return x
-		}
-		out := make([]any, len(x))
-		for i, el := range x {
-			out[i] = chosen(el)
-		}
-		return out
-	}
-	return a
+	return mapDictAnswer(a, func(alts []any) (any, bool) { return choose(alts, false) })
 }
 
 // omitOptional leaves out every parameter that the answer marks optional
@@ -208,7 +187,7 @@ func omitOptional(e Entry, calls []Call, tools *tooldef.Set) bool {
 	changed := false
 	for i, a := range e.Answers {
 		tool := tools.Lookup(a.Name)
-		for _, k := range sortedKeys(a.Params) {
+		for _, k := range slices.Sorted(maps.Keys(a.Params)) {
 			if _, given := calls[i].Args[k]; given && slices.Contains(a.Params[k], any("")) && !tool.IsRequired(k) {
 				delete(calls[i].Args, k)
 				changed = true
@@ -233,7 +212,7 @@ func changeOne(e Entry, calls []Call, tools *tooldef.Set, p Perturbation) bool {
 			continue
 		}
 		if p == OmitDefault {
-			for _, k := range sortedKeys(calls[i].Args) {
+			for _, k := range slices.Sorted(maps.Keys(calls[i].Args)) {
 				s := tool.Param(k)
 				if s != nil && s.HasDefault && !tool.IsRequired(k) && !slices.Contains(a.Params[k], any("")) && tooldef.EqualJSON(calls[i].Args[k], s.Default) {
 					delete(calls[i].Args, k)
@@ -243,7 +222,7 @@ func changeOne(e Entry, calls []Call, tools *tooldef.Set, p Perturbation) bool {
 			continue
 		}
 		if p == DefaultGiven {
-			for _, k := range sortedKeys(tool.Parameters.Properties) {
+			for _, k := range slices.Sorted(maps.Keys(tool.Parameters.Properties)) {
 				s := tool.Param(k)
 				if _, inAnswer := a.Params[k]; !inAnswer && s.HasDefault && !tool.IsRequired(k) {
 					calls[i].Args[k] = s.Default
@@ -252,7 +231,7 @@ func changeOne(e Entry, calls []Call, tools *tooldef.Set, p Perturbation) bool {
 			}
 			continue
 		}
-		for _, k := range sortedKeys(calls[i].Args) {
+		for _, k := range slices.Sorted(maps.Keys(calls[i].Args)) {
 			if v, ok := change(p, tool.Param(k), calls[i].Args[k], a.Params[k]); ok {
 				calls[i].Args[k] = v
 				return true

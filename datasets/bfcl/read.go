@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aem-dev/aem/batch/badinput"
@@ -224,22 +225,13 @@ func Attach(entries []Entry, answers map[string][]PossibleCall, questions, answe
 		}
 		entries[i].Answers = a
 	}
-	for _, id := range sortedKeys(answers) {
+	for _, id := range slices.Sorted(maps.Keys(answers)) {
 		if !ids[id] {
 			return rowErr(answersFile, badinput.NoRow, 0, id, "", "possible answer for an id that "+questions+" does not have",
 				"give the question file of the same category", nil)
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Prediction is a model's answer to one entry: the calls it made, or the
