@@ -33,6 +33,14 @@ func TestNormalizeText(t *testing.T) {
 			t.Errorf("%q and %q should differ", p[0], p[1])
 		}
 	}
+	// The ASCII fast path agrees with the Unicode path on every ASCII byte.
+	for c := range 128 {
+		in := "a" + string(rune(c)) + "B"
+		fast, _ := normalizeASCII(in)
+		if slow := normalizeUnicode(in); fast != slow {
+			t.Errorf("byte %#x: fast %q, Unicode path %q", c, fast, slow)
+		}
+	}
 	if NormalizeText("1.0") != "10" {
 		t.Errorf("punctuation inside numbers goes too, as in BFCL: %q", NormalizeText("1.0"))
 	}
@@ -124,5 +132,24 @@ func TestSchemaAt(t *testing.T) {
 	}
 	if schemaAt(nil, "a") != nil {
 		t.Error("no tool, no schema")
+	}
+}
+
+// BenchmarkNormalizeText: the normalised tier runs on every pair of
+// different strings before the scorer; compare with BenchmarkLexicalPair,
+// the cheapest scorer, in the same run.
+func BenchmarkNormalizeText(b *testing.B) {
+	gold, pred := "Quarterly revenue for EMEA, by product line", "quarterly profit for EMEA by product-line"
+	for b.Loop() {
+		_ = NormalizeText(gold) == NormalizeText(pred)
+	}
+}
+
+func BenchmarkLexicalPair(b *testing.B) {
+	cs := []Comparison{{Gold: "Quarterly revenue for EMEA, by product line", Predicted: "quarterly profit for EMEA by product-line"}}
+	for b.Loop() {
+		if _, err := (Lexical{}).Compare(b.Context(), cs); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
