@@ -33,7 +33,8 @@
 //	              error (file, row, line, field, fix; exit status 3) and
 //	              the one atomic file writer and file sha256
 //	chart         the figures sweep and compare write (SVG, PNG)
-//	datasets      the bundled example and the synthetic generator
+//	datasets      the bundled example and the synthetic generator;
+//	              datasets/bfcl converts BFCL's data (aem import --from bfcl)
 //	cmd/aem       the CLI: parse flags, wire the packages, print
 //	scripts       set-up, tests, benchmarks
 package aem

@@ -11,5 +11,13 @@
 // block. Where an entry's own answer breaks its definition (a value of
 // another type, outside the enum), the definition is widened the way the
 // checker reads it (Repair); entries whose answer can never pass the
-// checker are left out (SkipError).
+// checker are left out (SkipError). Irrelevance entries become a Tool turn
+// whose gold is "no call".
+//
+// ReadResults reads a model's BFCL result file as predictions. Perturb
+// derives predictions from the answers in known ways (wrong type, missing
+// required, case variants, ...) and WriteResults writes them as a result
+// file: scripts/bench-bfcl has BFCL's checker (scripts/bfcl) and aem judge
+// them, and TestAgreement re-checks aem against BFCL's recorded verdicts.
+// `aem import --from bfcl` is the command-line front end.
 package bfcl
