@@ -145,7 +145,7 @@ func (o Options) Validate() error {
 }
 
 func isZeroConfig(c metrics.Config) bool {
-	return c.Thresholds.Version == 0 && c.Thresholds.Threshold == 0 && c.Thresholds.SubMetrics == nil &&
+	return c.Thresholds.Threshold == 0 && c.Thresholds.SubMetrics == nil && c.Thresholds.Types == nil &&
 		c.Thresholds.Fields == nil && c.NumericTolerance == 0 && c.Cascade == "" && c.Composition.Rule == "" &&
 		c.Composition.MinRates == nil && c.Composition.GateCap == 0 && c.Composition.PassScore == 0
 }

@@ -107,10 +107,7 @@ func (c *comparer) meanScore() float64 {
 // top-level parameter is param ("tool.action.param"): a field entry for the
 // exact nested path wins, then the parameter's, sub-metric and global ones.
 func (c *comparer) threshold(path, param string) float64 {
-	if v, ok := c.th.Fields[path]; ok {
-		return v
-	}
-	return c.th.For(SubTruthValues, param)
+	return c.th.For(ThresholdQuery{SubMetric: SubTruthValues, Field: path, Param: param}).Value
 }
 
 func (c *comparer) record(path, method string, score, threshold float64, pass bool, gold, pred any) {

@@ -101,12 +101,14 @@ func TestConfigValidate(t *testing.T) {
 		mutate func(*Config)
 		want   string
 	}{
-		{"threshold", func(c *Config) { c.Thresholds.Threshold = 1.5 }, "threshold 1.5"},
-		{"threshold NaN", func(c *Config) { c.Thresholds.Threshold = math.NaN() }, "threshold NaN"},
-		{"version", func(c *Config) { c.Thresholds.Version = 2 }, "version 2"},
-		{"sub-metric key", func(c *Config) { c.Thresholds.SubMetrics = map[string]float64{"truth": 0.5} }, `sub_metrics key "truth"`},
-		{"sub-metric value", func(c *Config) { c.Thresholds.SubMetrics = map[string]float64{SubTruthValues: -2} }, "must be in [-1, 1]"},
-		{"field key", func(c *Config) { c.Thresholds.Fields = map[string]float64{"metric": 0.5} }, "use tool.action.param"},
+		{"threshold", func(c *Config) { c.Thresholds.Threshold = 1.5 }, "thresholds threshold: 1.5 is not in [-1, 1]"},
+		{"threshold NaN", func(c *Config) { c.Thresholds.Threshold = math.NaN() }, "thresholds threshold: NaN is not in [-1, 1]"},
+		{"sub-metric key", func(c *Config) { c.Thresholds.SubMetrics = map[string]float64{"truth": 0.5} }, `thresholds sub_metrics.truth: unknown sub_metrics key`},
+		{"sub-metric value", func(c *Config) { c.Thresholds.SubMetrics = map[string]float64{SubTruthValues: -2} }, "sub_metrics.truthfulness.values: -2 is not in [-1, 1]"},
+		{"type key", func(c *Config) { c.Thresholds.Types = map[string]float64{"str": 0.5} }, "types.str: unknown types key: use one of string"},
+		{"type value", func(c *Config) { c.Thresholds.Types = map[string]float64{"string": math.Inf(1)} }, "types.string: +Inf is not in [-1, 1]"},
+		{"field key", func(c *Config) { c.Thresholds.Fields = map[string]float64{"metric": 0.5} }, "fields.metric: not a field path: name a parameter as tool.action.param"},
+		{"field value", func(c *Config) { c.Thresholds.Fields = map[string]float64{"t.a.p": 1.5} }, "fields.t.a.p: 1.5 is not in [-1, 1]"},
 		{"tolerance", func(c *Config) { c.NumericTolerance = -1 }, "numeric tolerance"},
 		{"cascade", func(c *Config) { c.Cascade = "greedy" }, `cascade policy "greedy"`},
 		{"empty cascade", func(c *Config) { c.Cascade = "" }, "cascade policy"},

@@ -73,7 +73,7 @@ const DefaultNumericTolerance = 1e-9
 // PassScore 1.0 and GateCap 0.
 func DefaultConfig() Config {
 	return Config{
-		Thresholds:       Thresholds{Version: 1, Threshold: DefaultThreshold},
+		Thresholds:       Thresholds{Threshold: DefaultThreshold},
 		NumericTolerance: DefaultNumericTolerance,
 		Cascade:          CascadeEvidence,
 		Composition:      Composition{Rule: RuleMean, PassScore: 1.0},
@@ -101,7 +101,9 @@ func ParseRule(s string) (Rule, error) {
 // Validate reports every invalid setting, joined into one error.
 func (c Config) Validate() error {
 	var errs []error
-	errs = append(errs, validateThresholds(c.Thresholds)...)
+	for _, p := range c.Thresholds.Problems() {
+		errs = append(errs, fmt.Errorf("thresholds %s: %s: %s", p.Key, p.Problem, p.Fix))
+	}
 	if !finite(c.NumericTolerance) || c.NumericTolerance < 0 {
 		errs = append(errs, fmt.Errorf("numeric tolerance %v: must be a finite number >= 0", c.NumericTolerance))
 	}
@@ -110,34 +112,6 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, validateComposition(c.Composition)...)
 	return errors.Join(errs...)
-}
-
-func validateThresholds(t Thresholds) []error {
-	var errs []error
-	if t.Version != 0 && t.Version != 1 {
-		errs = append(errs, fmt.Errorf("thresholds version %d: only version 1 is known", t.Version))
-	}
-	if !inRange(t.Threshold, -1, 1) {
-		errs = append(errs, fmt.Errorf("threshold %v: must be in [-1, 1]", t.Threshold))
-	}
-	known := []string{SubTruthValues, SubTruthResponse, SubCompleteResponse}
-	for _, k := range sortedKeys(t.SubMetrics) {
-		if !slices.Contains(known, k) {
-			errs = append(errs, fmt.Errorf("thresholds sub_metrics key %q: use one of %s", k, strings.Join(known, ", ")))
-		}
-		if v := t.SubMetrics[k]; !inRange(v, -1, 1) {
-			errs = append(errs, fmt.Errorf("thresholds sub_metrics %q = %v: must be in [-1, 1]", k, v))
-		}
-	}
-	for _, k := range sortedKeys(t.Fields) {
-		if strings.Count(k, ".") < 2 {
-			errs = append(errs, fmt.Errorf("thresholds fields key %q: use tool.action.param", k))
-		}
-		if v := t.Fields[k]; !inRange(v, -1, 1) {
-			errs = append(errs, fmt.Errorf("thresholds fields %q = %v: must be in [-1, 1]", k, v))
-		}
-	}
-	return errs
 }
 
 func validateComposition(c Composition) []error {

@@ -1,42 +1,136 @@
 package metrics
 
-// Sub-metric keys used in a Thresholds file.
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Sub-metric keys of Thresholds.SubMetrics: the three kinds of semantic
+// comparison.
 const (
 	SubTruthValues      = "truthfulness.values"   // parameter values of action turns
 	SubTruthResponse    = "truthfulness.response" // replies of response turns
 	SubCompleteResponse = "completeness.response" // clause coverage of replies
 )
 
-// Thresholds says which similarity threshold applies where. It is the
-// format of the file `aem run --thresholds` reads and `aem sweep` writes:
-//
-//	{"version": 1, "threshold": 0.5,
-//	 "sub_metrics": {"truthfulness.values": 0.62},
-//	 "fields": {"sales.report.metric": 0.8}}
-//
-// The most specific entry wins: field, then sub-metric, then the global one.
-// Field thresholds apply to parameter values only.
-type Thresholds struct {
-	Version    int                `json:"version"`
-	Threshold  float64            `json:"threshold"`
-	SubMetrics map[string]float64 `json:"sub_metrics,omitempty"`
-	Fields     map[string]float64 `json:"fields,omitempty"`
-	// Model is the scorer ID the thresholds were fitted with (informative).
-	Model string `json:"model,omitempty"`
-	// Source says where the thresholds came from (informative).
-	Source string `json:"source,omitempty"`
+// SubMetricKeys lists the keys Thresholds.SubMetrics accepts.
+func SubMetricKeys() []string {
+	return []string{SubTruthValues, SubTruthResponse, SubCompleteResponse}
 }
 
-// For returns the threshold for a sub-metric and, for parameter values,
-// a field ("tool.action.param"); field may be empty.
-func (t Thresholds) For(subMetric, field string) float64 {
-	if field != "" {
-		if v, ok := t.Fields[field]; ok {
-			return v
+// SchemaTypes lists the keys Thresholds.Types accepts: the JSON Schema
+// types a tool definition can give a parameter (issue #12 fills
+// ThresholdQuery.Type from them).
+func SchemaTypes() []string {
+	return []string{"string", "number", "integer", "boolean", "array", "object", "null"}
+}
+
+// Thresholds is the resolved threshold lookup the metric consults at its
+// one comparison site: a semantic comparison passes when its score is >=
+// For(query).Value. Package thresholds builds it from thresholds.json and
+// --threshold; batch records it in summary.json. The most specific entry
+// wins: Fields for the exact nested path, Fields for the top-level
+// parameter (tool.action.param), Types for the parameter's schema type,
+// SubMetrics, then Threshold. Fields and Types apply to parameter values
+// only. Every value lies in [-1, 1] (Validate); 0 is a threshold like any
+// other.
+type Thresholds struct {
+	Threshold  float64            `json:"threshold"`
+	SubMetrics map[string]float64 `json:"sub_metrics,omitempty"`
+	Types      map[string]float64 `json:"types,omitempty"`
+	Fields     map[string]float64 `json:"fields,omitempty"`
+	// Source says where the values came from (informative, e.g. "aem
+	// sweep run/ (objective f1)"); the lookup does not use it.
+	Source string `json:"source,omitempty"`
+	// Extension points: a decider-specific entry (the fitted composite's
+	// threshold per sub-metric, #11; a judge's, #13) is a field here, a
+	// case in For keyed on ThresholdQuery.By, and a problem in Problems.
+}
+
+// ThresholdQuery describes one semantic comparison to the lookup.
+type ThresholdQuery struct {
+	SubMetric string // SubTruthValues, SubTruthResponse or SubCompleteResponse
+	// Field is the exact nested path of a parameter value
+	// ("tool.action.param.sub[0]") and Param its top-level parameter
+	// ("tool.action.param"); both empty for replies and clauses.
+	Field string
+	Param string
+	// Type is the parameter's schema type from its tool definition
+	// ("string", ...); empty when no definition gives one.
+	Type string
+	// By is who decided the comparison (Similarity.By). No entry depends
+	// on it yet: it is where decider-specific thresholds plug in.
+	By string
+}
+
+// Applied is the threshold a comparison was held to and the entry it came
+// from, named as in thresholds.json: "fields.<key>", "types.<type>",
+// "sub_metrics.<name>" or "threshold".
+type Applied struct {
+	Value float64
+	From  string
+}
+
+// For returns the threshold for q: the most specific entry wins (see
+// Thresholds).
+func (t Thresholds) For(q ThresholdQuery) Applied {
+	for _, k := range []string{q.Field, q.Param} {
+		if v, ok := t.Fields[k]; ok && k != "" {
+			return Applied{v, "fields." + k}
 		}
 	}
-	if v, ok := t.SubMetrics[subMetric]; ok {
-		return v
+	if v, ok := t.Types[q.Type]; ok && q.Type != "" {
+		return Applied{v, "types." + q.Type}
 	}
-	return t.Threshold
+	if v, ok := t.SubMetrics[q.SubMetric]; ok {
+		return Applied{v, "sub_metrics." + q.SubMetric}
+	}
+	return Applied{t.Threshold, "threshold"}
+}
+
+// Problem is one invalid entry of a Thresholds: its key as in
+// thresholds.json ("threshold", "sub_metrics.<name>", ...), what is wrong
+// and how to fix it.
+type Problem struct {
+	Key, Problem, Fix string
+}
+
+// Problems lists every invalid entry, keys in order; nil when t is valid.
+// It is the one set of rules for threshold values: Config.Validate and the
+// thresholds file reader both use it.
+func (t Thresholds) Problems() []Problem {
+	const rangeFix = "give a similarity threshold between -1 and 1 (0 is allowed)"
+	var out []Problem
+	value := func(key string, v float64) {
+		if !inRange(v, -1, 1) {
+			out = append(out, Problem{key, fmt.Sprintf("%v is not in [-1, 1]", v), rangeFix})
+		}
+	}
+	value("threshold", t.Threshold)
+	known := func(section string, m map[string]float64, keys []string) {
+		for _, k := range sortedKeys(m) {
+			if !slices.Contains(keys, k) {
+				out = append(out, Problem{section + "." + k, "unknown " + section + " key", "use one of " + strings.Join(keys, ", ")})
+			}
+			value(section+"."+k, m[k])
+		}
+	}
+	known("sub_metrics", t.SubMetrics, SubMetricKeys())
+	known("types", t.Types, SchemaTypes())
+	for _, k := range sortedKeys(t.Fields) {
+		if !validFieldKey(k) {
+			out = append(out, Problem{"fields." + k, "not a field path",
+				"name a parameter as tool.action.param, or a nested value as tool.action.param.sub[0]"})
+		}
+		value("fields."+k, t.Fields[k])
+	}
+	return out
+}
+
+// validFieldKey reports whether k names a parameter: at least tool,
+// action and param, none empty.
+func validFieldKey(k string) bool {
+	parts := strings.Split(k, ".")
+	return len(parts) >= 3 && !slices.Contains(parts, "")
 }

@@ -278,7 +278,7 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 	out := judged{v: j.newVerdict(g, p.TurnNo), row: g}
 	v := &out.v
 	gold, pred := g.GoldResponse, p.PredictResponse
-	th := j.cfg.Thresholds.For(SubTruthResponse, "")
+	th := j.cfg.Thresholds.For(ThresholdQuery{SubMetric: SubTruthResponse}).Value
 	truth := FieldScore{Field: "response", Method: MethodExact, Score: 1, Pass: true}
 	if gold != pred {
 		s, err := j.sim(Comparison{Kind: CompareReply, Field: "response", Gold: gold, Predicted: pred})
@@ -310,7 +310,7 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 // coverage scores every gold clause by its best-matching predicted clause.
 // A clause found verbatim is exact and needs no scorer call.
 func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
-	th := j.cfg.Thresholds.For(SubCompleteResponse, "")
+	th := j.cfg.Thresholds.For(ThresholdQuery{SubMetric: SubCompleteResponse}).Value
 	gc, pc := SplitClauses(gold), SplitClauses(pred)
 	scores := make([]FieldScore, 0, len(gc))
 	sum := 0.0

@@ -126,7 +126,7 @@ func writeRun(t *testing.T, dir string, spec runSpec) string {
 	}
 	sum := rundir.Summary{
 		Version: 1, Dataset: "sha256:gold", Input: "gold.parquet", Scorer: spec.scorer,
-		Thresholds: metrics.Thresholds{Version: 1, Threshold: 0.5, Source: "default"},
+		Thresholds: metrics.Thresholds{Threshold: 0.5, Source: "default"},
 		Dialogs:    len(dialogs), Turns: len(turns), Passed: passed,
 		Settings: spec.settings,
 	}

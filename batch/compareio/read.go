@@ -85,7 +85,7 @@ func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
 // identity derives the comparability identity from a summary.
 func identity(s *rundir.Summary) (compare.Identity, error) {
 	th := s.Thresholds
-	th.Model, th.Source = "", "" // informative only
+	th.Source = "" // informative only
 	b, err := json.Marshal(th)
 	if err != nil {
 		return compare.Identity{}, err

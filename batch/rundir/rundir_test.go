@@ -50,7 +50,7 @@ func writeRun(t *testing.T, dir string) ([]rundir.TurnRow, []rundir.DialogRow) {
 	t.Helper()
 	turns := []rundir.TurnRow{fullTurn("a", 1), fullTurn("a", 2), fullTurn("b", 1), fullTurn("c", 1), fullTurn("c", 2)}
 	dialogs := []rundir.DialogRow{fullDialog("a", 2), fullDialog("b", 1), fullDialog("c", 2)}
-	header := rundir.Summary{Input: "golden.parquet", Scorer: "lexical", Thresholds: metrics.Thresholds{Version: 1, Threshold: 0.5},
+	header := rundir.Summary{Input: "golden.parquet", Scorer: "lexical", Thresholds: metrics.Thresholds{Threshold: 0.5},
 		Settings: map[string]string{"cascade": "on"}}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/sweep"
+	"github.com/aem-dev/aem/thresholds"
 )
 
 // writeGolden writes a JSON Lines golden dataset of nd dialogs with three
@@ -92,14 +93,14 @@ func TestThresholdsRoundTripThroughRun(t *testing.T) {
 	if _, err := Write(ctx, out, &Summary{Version: 1, Mode: "run", Input: run1, Scorer: info.Scorer, Run: info, Result: res}); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(out, ThresholdsFile))
+	file, err := thresholds.Read(filepath.Join(out, ThresholdsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var th metrics.Thresholds
-	if err := json.Unmarshal(data, &th); err != nil {
-		t.Fatal(err)
+	if err := file.CheckScorer("", info.Scorer); err != nil || file.EmbeddingModel.ID != "lexical" {
+		t.Errorf("the file names %+v, err %v", file.EmbeddingModel, err)
 	}
+	th := thresholds.Lookup(&file, 0.5, false)
 	cfg := metrics.DefaultConfig()
 	cfg.Thresholds = th
 	run2 := filepath.Join(t.TempDir(), "run2")
@@ -110,7 +111,7 @@ func TestThresholdsRoundTripThroughRun(t *testing.T) {
 	if sum.Thresholds.Threshold != th.Threshold {
 		t.Errorf("second run used threshold %v, want the fitted %v", sum.Thresholds.Threshold, th.Threshold)
 	}
-	want := th.For(metrics.SubTruthValues, "crm.report.title")
+	want := th.For(metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, Field: "crm.report.title", Param: "crm.report.title"}).Value
 	n := 0
 	in2, _, err := ReadRun(ctx, run2, RunOptions{})
 	if err != nil {
@@ -145,7 +146,7 @@ func TestThresholdsRoundTripThroughRun(t *testing.T) {
 	if n == 0 {
 		t.Error("no semantic comparisons in the second run")
 	}
-	t.Logf("fitted %s; held-out f1 %.3f; verdict kappa %.3f at the default threshold, %.3f with the fitted ones", data, res.F1.Value, res.Agreement.Kappa.Value, res2.Agreement.Kappa.Value)
+	t.Logf("fitted %+v; held-out f1 %.3f; verdict kappa %.3f at the default threshold, %.3f with the fitted ones", th, res.F1.Value, res.Agreement.Kappa.Value, res2.Agreement.Kappa.Value)
 }
 
 // dirBlob serves fileblob buckets rooted at a directory, so that a test

@@ -23,6 +23,7 @@ import (
 
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/sweep"
+	"github.com/aem-dev/aem/thresholds"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -88,7 +89,7 @@ func writeRun(t *testing.T, rows any) string {
 	if err := parquet.WriteFile(filepath.Join(dir, rundir.DialogsFile), dialogs); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := json.Marshal(rundir.Summary{Version: rundir.SummaryVersion, Scorer: "lexical", Thresholds: metrics.Thresholds{Version: 1, Threshold: 0.5},
+	s, _ := json.Marshal(rundir.Summary{Version: rundir.SummaryVersion, Scorer: "lexical", Thresholds: metrics.Thresholds{Threshold: 0.5},
 		Turns: len(turns), Dialogs: len(dialogs)})
 	if err := os.WriteFile(filepath.Join(dir, rundir.SummaryFile), s, 0o644); err != nil {
 		t.Fatal(err)
@@ -313,30 +314,21 @@ func TestEndToEndRun(t *testing.T) {
 	if len(files) != 5 {
 		t.Errorf("wrote %v", files)
 	}
-	// thresholds.json parses as the file `aem run --thresholds` reads.
-	b, err := os.ReadFile(filepath.Join(out, ThresholdsFile))
+	// thresholds.json reads back strictly, as `aem run --thresholds` reads it.
+	file, err := thresholds.Read(filepath.Join(out, ThresholdsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var th metrics.Thresholds
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&th); err != nil {
-		t.Fatal(err)
-	}
-	cfg := metrics.DefaultConfig()
-	cfg.Thresholds = th
-	if err := cfg.Validate(); err != nil {
-		t.Errorf("thresholds file rejected: %v\n%s", err, b)
-	}
-	if th.Threshold != res.Threshold.Value || th.Model != "lexical" || th.Threshold < 0.5 || th.Threshold > 0.7 {
-		t.Errorf("thresholds file: %+v (fitted %v)", th, res.Threshold.Value)
+	th := thresholds.Lookup(&file, 0.5, false)
+	if file.Version != thresholds.Version || *file.EmbeddingModel != (thresholds.Model{ID: "lexical"}) ||
+		th.Threshold != res.Threshold.Value || th.Threshold < 0.5 || th.Threshold > 0.7 {
+		t.Errorf("thresholds file: %+v (fitted %v)", file, res.Threshold.Value)
 	}
 	if _, ok := th.SubMetrics[metrics.SubTruthValues]; !ok {
-		t.Errorf("no truthfulness.values threshold: %s", b)
+		t.Errorf("no truthfulness.values threshold: %+v", file)
 	}
 	// summary.json has the promised keys, each with an interval.
-	b, _ = os.ReadFile(filepath.Join(out, SummaryFile))
+	b, _ := os.ReadFile(filepath.Join(out, SummaryFile))
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)

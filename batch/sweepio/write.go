@@ -15,12 +15,13 @@ import (
 	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics/stats"
 	"github.com/aem-dev/aem/metrics/sweep"
+	"github.com/aem-dev/aem/thresholds"
 )
 
 // Output file names inside the sweep output directory.
 const (
 	SweepFile      = "sweep.parquet"
-	ThresholdsFile = "thresholds.json"
+	ThresholdsFile = thresholds.FileName
 	SummaryFile    = "summary.json"
 	PlotPNG        = "sweep.png"
 	PlotSVG        = "sweep.svg"
@@ -112,16 +113,19 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 			return nil, fmt.Errorf("removing the earlier %s: %w", name, err)
 		}
 	}
-	put := func(name string, data []byte) error {
+	putWith := func(name string, write func(path string) error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		p := filepath.Join(dir, name)
-		if err := safefile.WriteFile(p, data); err != nil {
+		if err := write(p); err != nil {
 			return err
 		}
 		written = append(written, p)
 		return nil
+	}
+	put := func(name string, data []byte) error {
+		return putWith(name, func(p string) error { return safefile.WriteFile(p, data) })
 	}
 
 	var pq bytes.Buffer
@@ -137,15 +141,12 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 	}
 
 	if s.Threshold != nil {
-		th, err := s.Result.Thresholds(s.Scorer, "aem sweep "+s.Input+" (objective "+s.Objective+")")
+		th, err := s.Result.Thresholds("aem sweep " + s.Input + " (objective " + s.Objective + ")")
 		if err != nil {
 			return nil, err
 		}
-		b, err := json.MarshalIndent(th, "", "  ")
-		if err != nil {
-			return nil, fmt.Errorf("encoding %s: %w", ThresholdsFile, err)
-		}
-		if err := put(ThresholdsFile, append(b, '\n')); err != nil {
+		f := thresholds.New(th, s.Scorer)
+		if err := putWith(ThresholdsFile, func(p string) error { return thresholds.Write(p, f) }); err != nil {
 			return nil, err
 		}
 	}

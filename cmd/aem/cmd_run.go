@@ -96,7 +96,7 @@ EXAMPLES
 }
 
 func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
-	cfg, err := o.metric.config()
+	cfg, thresholdsFile, err := o.metric.config()
 	if err != nil {
 		return err
 	}
@@ -117,6 +117,11 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		return err
 	}
 	defer sc.close()
+	if thresholdsFile != nil {
+		if err := thresholdsFile.CheckScorer(o.metric.thresholdsFile, sc.ID()); err != nil {
+			return err
+		}
+	}
 	var judgeLine func(batch.Stats, int64) string
 	var judgeUsage func() rundir.JudgeUsage
 	if sc.judge != nil {

@@ -1,19 +1,18 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/thresholds"
 )
 
 // metricOptions are the flags that configure the metric itself.
 type metricOptions struct {
-	threshold      float64
+	threshold      givenFloat
 	thresholdsFile string
 	tolerance      float64
 	cascade        string
@@ -25,8 +24,9 @@ type metricOptions struct {
 
 func (o *metricOptions) addFlags(fs *flag.FlagSet) {
 	def := metrics.DefaultConfig()
-	fs.Float64Var(&o.threshold, "threshold", def.Thresholds.Threshold, "global similarity threshold: a semantic comparison passes when score >= threshold")
-	fs.StringVar(&o.thresholdsFile, "thresholds", "", "JSON thresholds file (per sub-metric and per field), as 'aem sweep' writes; overrides --threshold where it says")
+	o.threshold.value = def.Thresholds.Threshold
+	fs.Var(&o.threshold, "threshold", "global similarity threshold: a semantic comparison passes when score >= threshold; when given, it replaces the global threshold of a --thresholds file")
+	fs.StringVar(&o.thresholdsFile, "thresholds", "", "thresholds file as 'aem sweep' writes it (global, per sub-metric, schema type and field); its entries win over --threshold except the global one when --threshold is given")
 	fs.Float64Var(&o.tolerance, "tolerance", def.NumericTolerance, "relative tolerance for numbers: |a-b| <= tol*max(1,|a|,|b|)")
 	fs.StringVar(&o.cascade, "cascade", string(def.Cascade), "cascade attribution: evidence (depends_on, else propagated wrong values) or chain (every failure after the first in an action chain)")
 	fs.StringVar(&o.compose, "compose", string(def.Composition.Rule), "dialog score: mean (share of passing turns), weighted (weight column) or gating (a failed critical turn caps the score)")
@@ -35,38 +35,57 @@ func (o *metricOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.minRates, "min-rate", "", "test_pass also needs these sub-metric rates, e.g. structure=1,truthfulness=0.8")
 }
 
-// config builds the metric configuration from the flags.
-func (o metricOptions) config() (metrics.Config, error) {
+// config builds the metric configuration from the flags and the
+// thresholds file (returned too, for its CheckScorer; nil without one). A
+// bad flag value is a usage error; a bad thresholds file is
+// thresholds.ErrInvalid.
+func (o metricOptions) config() (metrics.Config, *thresholds.File, error) {
 	cfg := metrics.DefaultConfig()
-	cfg.Thresholds.Threshold = o.threshold
+	var file *thresholds.File
 	if o.thresholdsFile != "" {
-		data, err := os.ReadFile(o.thresholdsFile)
+		f, err := thresholds.Read(o.thresholdsFile)
 		if err != nil {
-			return cfg, fmt.Errorf("reading thresholds: %w", err)
+			return cfg, nil, err
 		}
-		var t metrics.Thresholds
-		if err := json.Unmarshal(data, &t); err != nil {
-			return cfg, fmt.Errorf("thresholds file %s is not valid JSON (%v): write it as 'aem sweep' does, e.g. {\"version\": 1, \"threshold\": 0.6, \"fields\": {\"tool.action.param\": 0.8}}", o.thresholdsFile, err)
-		}
-		if t.Threshold == 0 {
-			t.Threshold = o.threshold
-		}
-		cfg.Thresholds = t
+		file = &f
 	}
+	cfg.Thresholds = thresholds.Lookup(file, o.threshold.value, o.threshold.given)
 	cfg.NumericTolerance = o.tolerance
-	var err error
-	if cfg.Cascade, err = metrics.ParseCascadePolicy(o.cascade); err != nil {
-		return cfg, err
-	}
-	if cfg.Composition.Rule, err = metrics.ParseRule(o.compose); err != nil {
-		return cfg, err
-	}
 	cfg.Composition.GateCap = o.gateCap
 	cfg.Composition.PassScore = o.passScore
-	if cfg.Composition.MinRates, err = parseRates(o.minRates); err != nil {
-		return cfg, err
+	var err error
+	cfg.Cascade, err = metrics.ParseCascadePolicy(o.cascade)
+	if err == nil {
+		cfg.Composition.Rule, err = metrics.ParseRule(o.compose)
 	}
-	return cfg, cfg.Validate()
+	if err == nil {
+		cfg.Composition.MinRates, err = parseRates(o.minRates)
+	}
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		return cfg, nil, &usageError{msg: err.Error()}
+	}
+	return cfg, file, nil
+}
+
+// givenFloat is a float flag that knows whether it was given (on the
+// command line or through its AEM_* variable) or kept its default.
+type givenFloat struct {
+	value float64
+	given bool
+}
+
+func (g *givenFloat) String() string { return strconv.FormatFloat(g.value, 'g', -1, 64) }
+
+func (g *givenFloat) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	g.value, g.given = v, true
+	return nil
 }
 
 // parseRates parses "structure=1,truthfulness=0.8".

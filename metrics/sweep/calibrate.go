@@ -638,15 +638,17 @@ func agreement(ctx context.Context, v []Verdict, opts Options) (*Agreement, erro
 	return a, nil
 }
 
-// Thresholds turns the fit into the thresholds file `aem run --thresholds`
-// reads: the global threshold plus the sub-metric and field thresholds that
-// had enough labels (the others fall back, as metrics.Thresholds.For does).
-func (r *Result) Thresholds(model, source string) (metrics.Thresholds, error) {
+// Thresholds turns the fit into the thresholds `aem run --thresholds`
+// applies (package thresholds writes them as thresholds.json): the global
+// threshold plus the sub-metric and field thresholds that had enough
+// labels (the others fall back, as metrics.Thresholds.For does). source
+// says where they came from.
+func (r *Result) Thresholds(source string) (metrics.Thresholds, error) {
 	if r.Threshold == nil {
 		return metrics.Thresholds{}, &Error{Err: ErrNoThreshold, Detail: "only graded human scores were given",
 			Fix: "give binary labels (human_label, a label column) or derive them with --binarize-at"}
 	}
-	t := metrics.Thresholds{Version: 1, Threshold: clampUnit(r.Threshold.Value), Model: model, Source: source}
+	t := metrics.Thresholds{Threshold: clampUnit(r.Threshold.Value), Source: source}
 	for k, g := range r.SubMetrics {
 		if g.Threshold != nil {
 			if t.SubMetrics == nil {

@@ -308,7 +308,7 @@ func TestGradedOnlyAndBinarize(t *testing.T) {
 	if res.Threshold != nil || res.Figures != nil || res.Spearman == nil || res.Kendall == nil {
 		t.Errorf("graded only: threshold %v figures %v spearman %v", res.Threshold, res.Figures, res.Spearman)
 	}
-	if _, err := res.Thresholds("m", "s"); !errors.Is(err, ErrNoThreshold) {
+	if _, err := res.Thresholds("s"); !errors.Is(err, ErrNoThreshold) {
 		t.Errorf("Thresholds of a graded-only result: %v", err)
 	}
 	o := quick()
@@ -383,7 +383,7 @@ func TestFieldThresholdsAndFallback(t *testing.T) {
 	if note.Threshold != nil || note.Fallback == "" {
 		t.Errorf("note should fall back: %+v", note)
 	}
-	th, err := res.Thresholds("lexical", "aem sweep")
+	th, err := res.Thresholds("aem sweep")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,10 +404,13 @@ func TestFieldThresholdsAndFallback(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("aem run would reject the thresholds: %v", err)
 	}
-	if got := back.For(metrics.SubTruthValues, "crm.find.city"); got != *city.Threshold {
+	value := func(param string) float64 {
+		return back.For(metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, Field: param, Param: param}).Value
+	}
+	if got := value("crm.find.city"); got != *city.Threshold {
 		t.Errorf("For(city) = %v, want %v", got, *city.Threshold)
 	}
-	if got := back.For(metrics.SubTruthValues, "crm.find.note"); got != th.SubMetrics[metrics.SubTruthValues] {
+	if got := value("crm.find.note"); got != th.SubMetrics[metrics.SubTruthValues] {
 		t.Errorf("For(note) = %v, want the sub-metric threshold", got)
 	}
 }
@@ -426,7 +429,7 @@ func TestThresholdClamped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	th, _ := res.Thresholds("", "")
+	th, _ := res.Thresholds("")
 	if th.Threshold != 1 || res.Threshold.Value <= 1 {
 		t.Errorf("threshold %v (fitted %v), want clamped to 1", th.Threshold, res.Threshold.Value)
 	}

@@ -1,0 +1,36 @@
+// Package thresholds owns thresholds.json, the file `aem sweep` writes and
+// `aem run --thresholds` reads: one strict reader (Read, Decode), one
+// writer (Write, Encode). Refusals are the team's *badinput.RowError (Field
+// is the key's JSON path) matching both badinput.ErrInvalid and ErrInvalid.
+//
+// The layout (version 2; version 1 files, without types and
+// embedding_model and with an informative "model", are still read):
+//
+//	{"version": 2,
+//	 "threshold": 0.5,
+//	 "sub_metrics": {"truthfulness.values": 0.75, "truthfulness.response": 0.6, "completeness.response": 0.55},
+//	 "types": {"string": 0.8},
+//	 "fields": {"sales_db.aggregate.metric": 0.85},
+//	 "embedding_model": {"id": "use-lite", "sha256": "..."},
+//	 "source": "aem sweep out/run (objective f1)"}
+//
+// Every threshold is a number in [-1, 1]; 0 is a threshold like any
+// other. Decode refuses, naming the key and the fix: anything but one JSON
+// object, a duplicate key, a null, a key the version does not know (at any
+// depth), a missing or unknown version (a newer one included), a value of
+// the wrong type, a number out of range or not finite, an unknown
+// sub-metric or schema type, a field key that is not tool.action.param[...].
+// The value rules are metrics.Thresholds.Problems, so a file and a
+// programmatic configuration are held to the same ones.
+//
+// Lookup resolves a file and the --threshold flag into the
+// metrics.Thresholds the metric consults: the file's sub-metric, type and
+// field entries always apply; the global threshold is the flag's when the
+// user gave it (on the command line or as AEM_THRESHOLD) or when the file
+// has none, and the file's otherwise. CheckScorer refuses a file fitted
+// with another embedding model than the run's.
+//
+// Extension points: the fitted composite scorer (issue #11, key
+// "composite") and the judge's uncertainty band (#13, "judge_band") are
+// fields of File added by their owners; see File for the steps.
+package thresholds

@@ -1,0 +1,97 @@
+package thresholds
+
+import (
+	"github.com/aem-dev/aem/metrics"
+)
+
+// Version is the layout Write produces; Decode reads versions 1 to Version.
+const Version = 2
+
+// FileName is the name `aem sweep` gives the file in its output directory.
+const FileName = "thresholds.json"
+
+// File is thresholds.json. Decode fills it strictly; Write writes it.
+//
+// Adding a key (for example "composite", issue #11, or "judge_band", #13):
+// add a field with its json tag here, add the key to keysOf for the
+// versions that allow it, check its values in (*File).problems, and, when
+// the metric uses it, carry it into metrics.Thresholds in Lookup. Unknown
+// keys inside a new nested object are refused with no further code.
+type File struct {
+	Version int `json:"version"`
+	// Threshold is the global threshold; nil when the file leaves it to
+	// --threshold.
+	Threshold  *float64           `json:"threshold,omitempty"`
+	SubMetrics map[string]float64 `json:"sub_metrics,omitempty"`
+	// Types holds thresholds by the parameter's schema type (version 2).
+	Types  map[string]float64 `json:"types,omitempty"`
+	Fields map[string]float64 `json:"fields,omitempty"`
+	// EmbeddingModel is the scorer the thresholds were fitted with
+	// (version 2); aem run refuses the file with another (CheckScorer).
+	EmbeddingModel *Model `json:"embedding_model,omitempty"`
+	// Model is version 1's informative scorer ID; version 2 writes
+	// EmbeddingModel instead.
+	Model string `json:"model,omitempty"`
+	// Source says where the values came from (informative).
+	Source string `json:"source,omitempty"`
+}
+
+// Model names the scorer thresholds were fitted with: the embedding
+// model's name and the sha256 of its weights ("use-lite", "ab12…"), or a
+// model-free scorer's ID ("lexical") with no sha256.
+type Model struct {
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// keysOf lists the top-level keys a version allows, in the order of the
+// layout; nil for an unknown version.
+func keysOf(version int) []string {
+	switch version {
+	case 1:
+		return []string{"version", "threshold", "sub_metrics", "fields", "model", "source"}
+	case 2:
+		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "source"}
+	}
+	return nil
+}
+
+// New returns a version-2 file holding t's values, fitted with the scorer
+// scorerID (a metrics.Scorer's ID; "" when unknown).
+func New(t metrics.Thresholds, scorerID string) File {
+	th := t.Threshold
+	f := File{Version: Version, Threshold: &th, SubMetrics: t.SubMetrics, Types: t.Types, Fields: t.Fields, Source: t.Source}
+	if scorerID != "" {
+		m := ModelOf(scorerID)
+		f.EmbeddingModel = &m
+	}
+	return f
+}
+
+// Lookup resolves the file and the --threshold flag into the metric's
+// lookup. The global threshold is flag when explicit (the user gave
+// --threshold or AEM_THRESHOLD) or when the file has none, and the file's
+// otherwise; the file's sub-metric, type and field entries apply either
+// way, being more specific. A nil f gives the flag alone.
+func Lookup(f *File, flag float64, explicit bool) metrics.Thresholds {
+	t := metrics.Thresholds{Threshold: flag}
+	if f == nil {
+		return t
+	}
+	if f.Threshold != nil && !explicit {
+		t.Threshold = *f.Threshold
+	}
+	t.SubMetrics, t.Types, t.Fields, t.Source = clone(f.SubMetrics), clone(f.Types), clone(f.Fields), f.Source
+	return t
+}
+
+func clone(m map[string]float64) map[string]float64 {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

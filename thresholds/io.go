@@ -1,0 +1,86 @@
+package thresholds
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/aem-dev/aem/batch/safefile"
+)
+
+// Read reads and strictly decodes the thresholds file at path (see Decode).
+func Read(path string) (File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, fmt.Errorf("reading thresholds file: %w", err)
+	}
+	return Decode(path, data)
+}
+
+// Encode renders f as the file's bytes: indented JSON, keys in the
+// layout's order, a final newline. It refuses what Decode would refuse,
+// so every file written reads back.
+func Encode(f File) ([]byte, error) {
+	if keysOf(f.Version) == nil {
+		return nil, fmt.Errorf("encoding thresholds: version %d is not one this aem reads (1 to %d)", f.Version, Version)
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding thresholds: %w", err)
+	}
+	b = append(b, '\n')
+	if _, err := Decode("", b); err != nil {
+		return nil, fmt.Errorf("encoding thresholds: %w", err)
+	}
+	return b, nil
+}
+
+// Write writes f to path atomically (safefile: temp file, fsync, rename,
+// fsync of the directory): the one writer of thresholds files.
+func Write(path string, f File) error {
+	b, err := Encode(f)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteFile(path, b)
+}
+
+// ModelOf names the model behind a metrics.Scorer ID: "embed:<id>@sha256:<hex>"
+// gives {id, hex}; any other ID (e.g. "lexical") gives {ID: scorerID}. Of
+// a scorer that escalates ("embed:…+judge:…[band …]") it is the first's.
+func ModelOf(scorerID string) Model {
+	scorerID, _, _ = strings.Cut(scorerID, "+")
+	if rest, ok := strings.CutPrefix(scorerID, "embed:"); ok {
+		if id, sum, ok := strings.Cut(rest, "@sha256:"); ok {
+			return Model{ID: id, SHA256: sum}
+		}
+		return Model{ID: rest}
+	}
+	return Model{ID: scorerID}
+}
+
+// CheckScorer refuses to apply f with the scorer scorerID when f names
+// another embedding model: a threshold fitted on one model's scores means
+// nothing on another's. A file without embedding_model (every version 1
+// file) applies to any scorer.
+func (f File) CheckScorer(name, scorerID string) error {
+	want := f.EmbeddingModel
+	if want == nil {
+		return nil
+	}
+	got := ModelOf(scorerID)
+	if got.ID == want.ID && (want.SHA256 == "" || got.SHA256 == want.SHA256) {
+		return nil
+	}
+	return refuse(name, "embedding_model", fmt.Sprintf("fitted with %s, but this run scores with %s", want, got),
+		"fit thresholds for this model with 'aem sweep' on a run made with it, or choose the model the file names (--scorer, --model)", nil)
+}
+
+// String renders the model as a scorer ID's tail: "use-lite@sha256:ab12…" or "lexical".
+func (m Model) String() string {
+	if m.SHA256 == "" {
+		return m.ID
+	}
+	return m.ID + "@sha256:" + m.SHA256
+}
