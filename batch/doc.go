@@ -3,10 +3,11 @@
 //
 // Data flow of [Run]: a reader goroutine streams dialogs from the golden
 // dataset (package batch/golden) and groups them into chunks; worker
-// goroutines collect the similarity requests of a whole chunk
-// (metrics.Requests), score them with one call to the metrics.Scorer (so an
-// embedding model gets full batches across dialogs) and judge every dialog
-// (metrics.Judge); one writer goroutine commits chunks strictly in input
+// goroutines collect the semantic comparisons of a whole chunk and score
+// them with one call to the metrics.Scorer (metrics.Metric.Similarities, so
+// an embedding model gets full batches across dialogs), then judge every
+// dialog (metrics.Metric.Judge) with the one Metric built for the run
+// (Options.Metric); one writer goroutine commits chunks strictly in input
 // order through a bounded reorder window. The three stages are joined by
 // bounded channels inside one errgroup: the first error cancels the rest and
 // is returned once, and memory stays bounded whatever the dataset size.

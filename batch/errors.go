@@ -1,6 +1,10 @@
 package batch
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/aem-dev/aem/metrics"
+)
 
 // Sentinel errors returned (wrapped) by Run; check them with errors.Is.
 // Errors about the golden dataset are *badinput.RowError values wrapping
@@ -18,6 +22,7 @@ var (
 	ErrResumeMismatch = errors.New("checkpoint does not match this input and settings")
 	// ErrCorruptCheckpoint is returned when the checkpoint cannot be read.
 	ErrCorruptCheckpoint = errors.New("corrupt checkpoint")
-	// ErrScorer wraps errors returned by the metrics.Scorer.
-	ErrScorer = errors.New("scorer failed")
+	// ErrScorer wraps errors returned by the metrics.Scorer and answers it
+	// cannot use; it is metrics.ErrScorer.
+	ErrScorer = metrics.ErrScorer
 )

@@ -175,6 +175,19 @@ func (s *fakeScorer) Compare(ctx context.Context, cs []metrics.Comparison) ([]me
 	return metrics.Lexical{}.Compare(ctx, cs)
 }
 
+// testMetric is the default metric with mod applied; the test fails if
+// the result is not valid.
+func testMetric(t testing.TB, mod func(*metrics.Config)) *metrics.Metric {
+	t.Helper()
+	cfg := metrics.DefaultConfig()
+	mod(&cfg)
+	m, err := metrics.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func baseOptions(input, out string) Options {
 	return Options{
 		Input:           input,

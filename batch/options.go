@@ -34,8 +34,9 @@ type Options struct {
 	OutDir string
 	// Workers is the number of scoring goroutines; 0 means GOMAXPROCS.
 	Workers int
-	// Config is the metric configuration (metrics.DefaultConfig() if zero).
-	Config metrics.Config
+	// Metric judges the turns: built once from the metric configuration by
+	// metrics.New, which validates it (metrics.Default() if nil).
+	Metric *metrics.Metric
 	// Scorer scores string similarity; its ID is recorded in every output.
 	Scorer metrics.Scorer
 	// ReadOptions configures the golden reader (column mapping, spill dir).
@@ -133,21 +134,10 @@ func (o Options) Validate() error {
 	if err := o.Shard.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if !isZeroConfig(o.Config) {
-		if err := o.Config.Validate(); err != nil {
-			errs = append(errs, err)
-		}
-	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
 	}
 	return nil
-}
-
-func isZeroConfig(c metrics.Config) bool {
-	return c.Thresholds.Threshold == 0 && c.Thresholds.SubMetrics == nil && c.Thresholds.Types == nil &&
-		c.Thresholds.Fields == nil && c.NumericTolerance == 0 && c.Cascade == "" && c.Composition.Rule == "" &&
-		c.Composition.MinRates == nil && c.Composition.GateCap == 0 && c.Composition.PassScore == 0
 }
 
 // withDefaults fills the zero fields.
@@ -155,8 +145,8 @@ func (o Options) withDefaults() Options {
 	if o.Workers == 0 {
 		o.Workers = defaultWorkers()
 	}
-	if isZeroConfig(o.Config) {
-		o.Config = metrics.DefaultConfig()
+	if o.Metric == nil {
+		o.Metric = metrics.Default()
 	}
 	if o.Progress == nil {
 		o.Progress = NoopProgress{}

@@ -149,11 +149,13 @@ func TestResumeMismatch(t *testing.T) {
 	}
 	other := writeGolden(t, t.TempDir(), genDialogs(80, 6))
 	for name, mut := range map[string]func(*Options){
-		"threshold": func(o *Options) { o.Config = metrics.DefaultConfig(); o.Config.Thresholds.Threshold = 0.7 },
-		"cascade":   func(o *Options) { o.Config = metrics.DefaultConfig(); o.Config.Cascade = metrics.CascadeChain },
-		"input":     func(o *Options) { o.Input = other },
-		"shard":     func(o *Options) { o.Shard = rundir.Shard{Index: 1, Count: 2} },
-		"scorer":    func(o *Options) { o.Scorer = renamedScorer{} },
+		"threshold": func(o *Options) { o.Metric = testMetric(t, func(c *metrics.Config) { c.Thresholds.Threshold = 0.7 }) },
+		"cascade": func(o *Options) {
+			o.Metric = testMetric(t, func(c *metrics.Config) { c.Cascade = metrics.CascadeChain })
+		},
+		"input":  func(o *Options) { o.Input = other },
+		"shard":  func(o *Options) { o.Shard = rundir.Shard{Index: 1, Count: 2} },
+		"scorer": func(o *Options) { o.Scorer = renamedScorer{} },
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := baseOptions(in, out)

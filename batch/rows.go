@@ -101,7 +101,8 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		Scorer:        v.Scorer,
 	}
 	for i, fs := range v.FieldScores {
-		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass, By: optStr(fs.By)}
+		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold,
+			ThresholdFrom: fs.ThresholdFrom, Pass: fs.Pass, By: optStr(fs.By)}
 		if n := fs.Judge; n != nil {
 			first := n.FirstScore
 			tr.FieldScores[i].Cosine, tr.FieldScores[i].JudgeReason, tr.FieldScores[i].JudgeError = &first, optStr(n.Reason), optStr(n.Error)

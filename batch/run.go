@@ -117,11 +117,11 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	if st.ts, err = rundir.NewTurnSchema(src.Extras()); err != nil {
 		return nil, err
 	}
-	thr, err := json.Marshal(o.Config.Thresholds)
+	thr, err := json.Marshal(o.Metric.Config().Thresholds)
 	if err != nil {
 		return nil, err
 	}
-	fp := fingerprint{Input: inputFP, Scorer: st.scorerID, Thresholds: string(thr), Settings: settingsOf(o.Config, o), TurnsSchema: st.ts.String()}
+	fp := fingerprint{Input: inputFP, Scorer: st.scorerID, Thresholds: string(thr), Settings: settingsOf(o.Metric.Config(), o), TurnsSchema: st.ts.String()}
 	if o.Shard.Enabled() {
 		fp.Shard = o.Shard.String()
 	}
@@ -392,50 +392,32 @@ func (st *runState) work(ctx context.Context, in <-chan *chunk, out chan<- *chun
 // judgeChunk scores all comparisons of the chunk's dialogs with one
 // scorer call, then judges and converts each dialog.
 func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
-	cfg := st.o.Config
 	t0 := time.Now()
-	sims := metrics.Similarities{}
-	var cs []metrics.Comparison
+	dialogs := make([]metrics.Dialog, len(c.items))
 	for i := range c.items {
-		for _, cmp := range metrics.Requests(c.items[i].d.Dialog, cfg) {
-			if _, ok := sims[cmp]; !ok {
-				sims[cmp] = metrics.Similarity{}
-				cs = append(cs, cmp)
-			}
-		}
+		dialogs[i] = c.items[i].d.Dialog
 	}
-	var scorerTime time.Duration
-	if len(cs) > 0 {
-		ts := time.Now()
-		answers, err := st.o.Scorer.Compare(ctx, cs)
-		scorerTime = time.Since(ts)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			first := c.items[0].d.ID
-			return fmt.Errorf("%w: %s scoring %d comparisons for dialogs %q to %q: %w", ErrScorer, st.scorerID, len(cs), first, c.items[len(c.items)-1].d.ID, err)
+	timed := &timedScorer{Scorer: st.o.Scorer}
+	sims, err := st.o.Metric.Similarities(ctx, timed, dialogs)
+	st.scorerPairs.Add(timed.comparisons)
+	st.scorerNanos.Add(int64(timed.elapsed))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if len(answers) != len(cs) {
-			return fmt.Errorf("%w: %s returned %d answers for %d comparisons", ErrScorer, st.scorerID, len(answers), len(cs))
-		}
-		for i, a := range answers {
-			sims[cs[i]] = a
-		}
-		st.scorerPairs.Add(int64(len(cs)))
-		st.scorerNanos.Add(int64(scorerTime))
+		return fmt.Errorf("dialogs %q to %q: %w", c.items[0].d.ID, c.items[len(c.items)-1].d.ID, err)
 	}
 	c.judged = make([]rundir.Dialog, len(c.items))
 	first := firstScores(st.o.Scorer, sims)
 	for i := range c.items {
 		it := &c.items[i]
-		res, err := metrics.Judge(it.d.Dialog, cfg, sims, st.scorerID)
+		res, err := st.o.Metric.Judge(it.d.Dialog, sims, st.scorerID)
 		if err != nil {
 			return fmt.Errorf("judging dialog %q (input rows %s): %w", it.d.ID, rowSpan(it.d.Rows), err)
 		}
 		var alone *metrics.DialogResult
 		if first != nil {
-			r, err := metrics.Judge(it.d.Dialog, cfg, first, st.scorerID)
+			r, err := st.o.Metric.Judge(it.d.Dialog, first, st.scorerID)
 			if err != nil {
 				return fmt.Errorf("judging dialog %q (input rows %s) with the first scorer alone: %w", it.d.ID, rowSpan(it.d.Rows), err)
 			}
@@ -448,8 +430,24 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 		c.judged[i] = j
 	}
 	c.items = nil
-	st.judgeNanos.Add(int64(time.Since(t0) - scorerTime))
+	st.judgeNanos.Add(int64(time.Since(t0) - timed.elapsed))
 	return nil
+}
+
+// timedScorer counts the comparisons sent to a Scorer and the time it
+// takes, for Stats and the summary's timings. One per chunk: not shared.
+type timedScorer struct {
+	metrics.Scorer
+	comparisons int64
+	elapsed     time.Duration
+}
+
+func (t *timedScorer) Compare(ctx context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
+	start := time.Now()
+	out, err := t.Scorer.Compare(ctx, cs)
+	t.comparisons += int64(len(cs))
+	t.elapsed += time.Since(start)
+	return out, err
 }
 
 func rowSpan(rows []int64) string {
@@ -656,8 +654,8 @@ func copyDialogs(w *rundir.Writer, files rundir.Files) error {
 func (st *runState) header(s *rundir.Summary) {
 	s.Input = st.o.Input
 	s.Scorer = st.scorerID
-	s.Thresholds = st.o.Config.Thresholds
-	s.Settings = settingsOf(st.o.Config, st.o)
+	s.Thresholds = st.o.Metric.Config().Thresholds
+	s.Settings = settingsOf(st.o.Metric.Config(), st.o)
 	if st.o.Shard.Enabled() {
 		s.Settings["shard"] = st.o.Shard.String()
 	}

@@ -141,8 +141,7 @@ func TestMergeRejectsOtherSettings(t *testing.T) {
 	mustRun(t, o)
 	o = baseOptions(in, b)
 	o.Shard = rundir.Shard{Index: 1, Count: 2}
-	o.Config = metrics.DefaultConfig()
-	o.Config.Thresholds.Threshold = 0.8
+	o.Metric = testMetric(t, func(c *metrics.Config) { c.Thresholds.Threshold = 0.8 })
 	mustRun(t, o)
 	if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{}, filepath.Join(dir, "m"), a, b); !errors.Is(err, rundir.ErrShardMismatch) {
 		t.Fatalf("Merge = %v, want rundir.ErrShardMismatch", err)

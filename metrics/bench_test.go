@@ -7,9 +7,9 @@ import (
 
 func BenchmarkEvaluateExample(b *testing.B) {
 	ds := loadJSONL(b, "../datasets/example/golden.jsonl")
-	cfg := DefaultConfig()
+	m := Default()
 	for b.Loop() {
-		if _, err := Evaluate(b.Context(), Lexical{}, cfg, ds); err != nil {
+		if _, err := m.Evaluate(b.Context(), Lexical{}, ds); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -29,9 +29,9 @@ func BenchmarkOrderInvariantBlock(b *testing.B) {
 		turns = append(turns, toolTurn(i, "OrderInvariant_big", fmt.Sprintf(`"city-%d"`, i), fmt.Sprintf(`"city-%d"`, 51-i)))
 	}
 	d := blockDialog(b, turns...)
-	sims := lexicalSims(Requests(d, DefaultConfig()))
+	sims := lexicalSims(Default().Requests(d))
 	for b.Loop() {
-		if _, err := Judge(d, DefaultConfig(), sims, "lexical"); err != nil {
+		if _, err := Default().Judge(d, sims, "lexical"); err != nil {
 			b.Fatal(err)
 		}
 	}

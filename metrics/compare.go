@@ -36,11 +36,46 @@ type valueDiff struct {
 	pred string
 }
 
+// param is the top-level parameter a value belongs to: its path
+// "tool.action.param" and its schema type for the thresholds lookup, and
+// what its tool definition says about it for the scorer (Comparison.Context).
+type param struct {
+	path, schemaType, context string
+}
+
+// paramOf describes parameter k (at path) of tool (nil without tool
+// definitions). Its schema type is the one type the schema allows besides
+// null ("string" for "string|null"), "" when it allows several or any. Its
+// context is the tool's description and the parameter's, when given.
+func paramOf(tool *tooldef.Tool, path, k string) param {
+	p := param{path: path}
+	s := tool.Param(k)
+	if s == nil {
+		return p
+	}
+	var types []tooldef.Type
+	for _, t := range s.Types {
+		if t != tooldef.Null {
+			types = append(types, t)
+		}
+	}
+	if len(types) == 1 {
+		p.schemaType = string(types[0])
+	}
+	var ctx []string
+	if tool.Description != "" {
+		ctx = append(ctx, tool.Name+": "+tool.Description)
+	}
+	if s.Description != "" {
+		ctx = append(ctx, k+": "+s.Description)
+	}
+	p.context = strings.Join(ctx, "\n")
+	return p
+}
+
 // comparer walks gold and predicted values, recording a FieldScore per leaf.
 type comparer struct {
-	tol    float64
-	th     Thresholds
-	sim    simFunc
+	j      *judger
 	scores []FieldScore
 	diffs  []valueDiff
 	// badType holds the paths of predicted values of a type their schema
@@ -53,7 +88,7 @@ type comparer struct {
 }
 
 func (c *comparer) scratch() *comparer {
-	return &comparer{tol: c.tol, th: c.th, sim: c.sim, badType: c.badType, tool: c.tool, base: c.base}
+	return &comparer{j: c.j, badType: c.badType, tool: c.tool, base: c.base}
 }
 
 // schemaOf is the schema of the value at path; nil without definitions.
@@ -80,17 +115,6 @@ func (c *comparer) allPass() bool {
 	return true
 }
 
-// decider is the first comparison that reached the scorer: who scored it
-// and its judge note; zero when none did.
-func (c *comparer) decider() Similarity {
-	for _, s := range c.scores {
-		if s.By != "" {
-			return Similarity{By: s.By, Judge: s.Judge}
-		}
-	}
-	return Similarity{}
-}
-
 // meanScore is the mean recorded score, clamped to [0,1]; 1 when none.
 func (c *comparer) meanScore() float64 {
 	if len(c.scores) == 0 {
@@ -103,73 +127,70 @@ func (c *comparer) meanScore() float64 {
 	return sum / float64(len(c.scores))
 }
 
-// threshold returns the semantic threshold for a value at path whose
-// top-level parameter is param ("tool.action.param"): a field entry for the
-// exact nested path wins, then the parameter's, sub-metric and global ones.
-func (c *comparer) threshold(path, param string) float64 {
-	return c.th.For(ThresholdQuery{SubMetric: SubTruthValues, Field: path, Param: param}).Value
-}
-
-func (c *comparer) record(path, method string, score, threshold float64, pass bool, gold, pred any) {
-	c.scores = append(c.scores, FieldScore{Field: path, Method: method, Score: score, Threshold: threshold, Pass: pass})
-	if !pass {
+// add records a compared value; a failing one is kept as cascade evidence.
+func (c *comparer) add(fs FieldScore, gold, pred any) {
+	c.scores = append(c.scores, fs)
+	if !fs.Pass {
 		c.diffs = append(c.diffs, valueDiff{gold: []string{valueText(gold)}, pred: valueText(pred)})
 	}
 }
 
+// record adds a value decided without the scorer.
+func (c *comparer) record(path, method string, score float64, pass bool, gold, pred any) {
+	c.add(FieldScore{Field: path, Method: method, Score: score, Pass: pass}, gold, pred)
+}
+
 // value compares gold with pred through the chain: exact, typed, $any,
 // semantic (strings only, when semantic is true).
-func (c *comparer) value(path, param string, gold, pred any, semantic bool) error {
+func (c *comparer) value(path string, p param, gold, pred any, semantic bool) error {
 	if _, bad := c.badType[path]; bad {
-		c.record(path, MethodType, 0, 0, false, gold, pred)
+		c.record(path, MethodType, 0, false, gold, pred)
 		return nil
 	}
 	if sp, ok := specOf(gold); ok {
-		return c.anyOf(path, param, sp.alts, pred, semantic)
+		return c.anyOf(path, p, sp.alts, pred, semantic)
 	}
 	switch g := gold.(type) {
 	case map[string]any:
-		if p, ok := pred.(map[string]any); ok {
-			return c.object(path, param, g, p, semantic)
+		if pm, ok := pred.(map[string]any); ok {
+			return c.object(path, p, g, pm, semantic)
 		}
 	case []any:
-		if p, ok := pred.([]any); ok {
-			return c.array(path, param, g, p, semantic)
+		if pa, ok := pred.([]any); ok {
+			return c.array(path, p, g, pa, semantic)
 		}
 	case string:
-		if p, ok := pred.(string); ok {
-			return c.text(path, param, g, p, semantic)
+		if ps, ok := pred.(string); ok {
+			return c.text(path, p, g, ps, semantic)
 		}
 	}
 	c.scalar(path, gold, pred)
 	return nil
 }
 
-func (c *comparer) text(path, param, gold, pred string, semantic bool) error {
+func (c *comparer) text(path string, p param, gold, pred string, semantic bool) error {
 	if gold == pred {
-		c.record(path, MethodExact, 1, 0, true, gold, pred)
+		c.record(path, MethodExact, 1, true, gold, pred)
 		return nil
 	}
 	if NormalizeText(gold) == NormalizeText(pred) {
-		c.record(path, MethodNormalized, 1, 0, true, gold, pred)
+		c.record(path, MethodNormalized, 1, true, gold, pred)
 		return nil
 	}
 	if !semantic {
-		c.record(path, MethodTyped, 0, 0, false, gold, pred)
+		c.record(path, MethodTyped, 0, false, gold, pred)
 		return nil
 	}
 	if c.exactOnly(path) {
-		c.record(path, MethodExact, 0, 0, false, gold, pred)
+		c.record(path, MethodExact, 0, false, gold, pred)
 		return nil
 	}
-	th := c.threshold(path, param)
-	s, err := c.sim(Comparison{Kind: CompareValue, Field: path, Gold: gold, Predicted: pred})
+	s, err := c.j.sim(Comparison{Kind: CompareValue, Field: path, Context: p.context, Gold: gold, Predicted: pred})
 	if err != nil {
 		return fmt.Errorf("field %s: %w", path, err)
 	}
-	th = heldTo(s, th)
-	c.record(path, MethodSemantic, s.Score, th, s.Score >= th, gold, pred)
-	c.scores[len(c.scores)-1].By, c.scores[len(c.scores)-1].Judge = s.By, s.Judge
+	q := ThresholdQuery{SubMetric: SubTruthValues, Field: path, Param: p.path, Type: p.schemaType}
+	c.add(c.j.decide(path, q, s), gold, pred)
 	return nil
 }
 
@@ -177,52 +198,52 @@ func (c *comparer) text(path, param, gold, pred string, semantic bool) error {
 // containers: equal scalars are exact, the rest goes through typedEqual.
 func (c *comparer) scalar(path string, gold, pred any) {
 	if exactScalar(gold, pred) {
-		c.record(path, MethodExact, 1, 0, true, gold, pred)
+		c.record(path, MethodExact, 1, true, gold, pred)
 		return
 	}
-	ok := typedEqual(gold, pred, c.tol)
-	c.record(path, MethodTyped, b2f(ok), 0, ok, gold, pred)
+	ok := typedEqual(gold, pred, c.j.cfg.NumericTolerance)
+	c.record(path, MethodTyped, b2f(ok), ok, gold, pred)
 }
 
-func (c *comparer) object(path, param string, g, p map[string]any, semantic bool) error {
-	if len(g) == 0 && len(p) == 0 {
-		c.record(path, MethodExact, 1, 0, true, g, p)
+func (c *comparer) object(path string, p param, g, pm map[string]any, semantic bool) error {
+	if len(g) == 0 && len(pm) == 0 {
+		c.record(path, MethodExact, 1, true, g, pm)
 		return nil
 	}
 	for _, k := range sortedKeys(g) {
-		pv, present := p[k]
+		pv, present := pm[k]
 		if !present {
 			if sp, ok := specOf(g[k]); !ok || !sp.optional {
-				c.record(path+"."+k, MethodMissing, 0, 0, false, g[k], "")
+				c.record(path+"."+k, MethodMissing, 0, false, g[k], "")
 			}
 			continue
 		}
-		if err := c.value(path+"."+k, param, g[k], pv, semantic); err != nil {
+		if err := c.value(path+"."+k, p, g[k], pv, semantic); err != nil {
 			return err
 		}
 	}
-	for _, k := range sortedKeys(p) {
+	for _, k := range sortedKeys(pm) {
 		if _, inGold := g[k]; !inGold {
-			c.record(path+"."+k, MethodExtra, 0, 0, false, nil, p[k])
+			c.record(path+"."+k, MethodExtra, 0, false, nil, pm[k])
 		}
 	}
 	return nil
 }
 
-func (c *comparer) array(path, param string, g, p []any, semantic bool) error {
-	if len(g) == 0 && len(p) == 0 {
-		c.record(path, MethodExact, 1, 0, true, g, p)
+func (c *comparer) array(path string, p param, g, pa []any, semantic bool) error {
+	if len(g) == 0 && len(pa) == 0 {
+		c.record(path, MethodExact, 1, true, g, pa)
 		return nil
 	}
-	for i := range max(len(g), len(p)) {
+	for i := range max(len(g), len(pa)) {
 		at := path + "[" + strconv.Itoa(i) + "]"
 		switch {
-		case i >= len(p):
-			c.record(at, MethodMissing, 0, 0, false, g[i], "")
+		case i >= len(pa):
+			c.record(at, MethodMissing, 0, false, g[i], "")
 		case i >= len(g):
-			c.record(at, MethodExtra, 0, 0, false, nil, p[i])
+			c.record(at, MethodExtra, 0, false, nil, pa[i])
 		default:
-			if err := c.value(at, param, g[i], p[i], semantic); err != nil {
+			if err := c.value(at, p, g[i], pa[i], semantic); err != nil {
 				return err
 			}
 		}
@@ -233,11 +254,13 @@ func (c *comparer) array(path, param string, g, p []any, semantic bool) error {
 // anyOf passes when any alternative matches. Exact and typed matches are
 // tried first for every alternative, so a literal match never calls the
 // scorer; otherwise every alternative is compared with the full chain and
-// the best (passing first, then highest score) is recorded.
-func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool) error {
+// the best (passing first, then highest score) is recorded, with the
+// threshold and decider of its deciding comparison (see deciding) when
+// the scorer took part.
+func (c *comparer) anyOf(path string, p param, alts []any, pred any, semantic bool) error {
 	for _, a := range alts {
 		sub := c.scratch()
-		if err := sub.value(path, param, a, pred, false); err != nil {
+		if err := sub.value(path, p, a, pred, false); err != nil {
 			return err
 		}
 		if sub.allPass() {
@@ -245,25 +268,24 @@ func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool
 			return nil
 		}
 	}
-	best, bestPass, th, by := math.Inf(-1), false, 0.0, Similarity{}
+	best := FieldScore{Field: path, Method: MethodAny, Score: math.Inf(-1)}
 	if semantic {
 		for _, a := range alts {
 			sub := c.scratch()
-			if err := sub.value(path, param, a, pred, true); err != nil {
+			if err := sub.value(path, p, a, pred, true); err != nil {
 				return err
 			}
 			pass, score := sub.allPass(), sub.meanScore()
-			if (pass && !bestPass) || (pass == bestPass && score > best) {
-				best, bestPass, by = score, pass, sub.decider()
+			if (pass && !best.Pass) || (pass == best.Pass && score > best.Score) {
+				d, _ := deciding(sub.scores)
+				best = FieldScore{Field: path, Method: MethodAny, Score: score, Threshold: d.Threshold, ThresholdFrom: d.ThresholdFrom,
+					By: d.By, Judge: d.Judge, Pass: pass}
 			}
 		}
-		if _, isText := pred.(string); isText && !c.exactOnly(path) {
-			th = heldTo(by, c.threshold(path, param))
-		}
 	}
-	best = max(best, 0)
-	c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Score: best, Threshold: th, By: by.By, Pass: bestPass, Judge: by.Judge})
-	if !bestPass {
+	best.Score = max(best.Score, 0)
+	c.scores = append(c.scores, best)
+	if !best.Pass {
 		gold := make([]string, len(alts))
 		for i, a := range alts {
 			gold[i] = valueText(a)
@@ -271,6 +293,19 @@ func (c *comparer) anyOf(path, param string, alts []any, pred any, semantic bool
 		c.diffs = append(c.diffs, valueDiff{gold: gold, pred: valueText(pred)})
 	}
 	return nil
+}
+
+// deciding returns the comparison among scores that was held to a
+// threshold (ThresholdFrom set) and came closest to failing it (lowest
+// score - threshold; the first of equals): the one that failed, or the
+// narrowest pass. ok is false when none was held to a threshold.
+func deciding(scores []FieldScore) (fs FieldScore, ok bool) {
+	for _, s := range scores {
+		if s.ThresholdFrom != "" && (!ok || s.Score-s.Threshold < fs.Score-fs.Threshold) {
+			fs, ok = s, true
+		}
+	}
+	return fs, ok
 }
 
 // exactScalar reports byte-for-byte equality of two JSON scalars.

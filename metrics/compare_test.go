@@ -66,8 +66,8 @@ func TestValueChain(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &comparer{tol: DefaultNumericTolerance, th: Thresholds{Threshold: 0.5}, sim: sims.sim}
-			if err := c.value("t.a.p", "t.a.p", mustJSON(t, tc.gold), mustJSON(t, tc.pred), true); err != nil {
+			c := testComparer(Thresholds{Threshold: 0.5}, sims.sim)
+			if err := c.value("t.a.p", param{path: "t.a.p"}, mustJSON(t, tc.gold), mustJSON(t, tc.pred), true); err != nil {
 				t.Fatal(err)
 			}
 			var got []score
@@ -99,18 +99,11 @@ func TestNumericToleranceConfig(t *testing.T) {
 	}
 }
 
-func TestFieldThresholds(t *testing.T) {
-	th := Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubTruthValues: 0.7},
-		Fields: map[string]float64{"t.a.p": 0.9, "t.a.p.sub": 0.2}}
-	c := &comparer{th: th}
-	for _, tc := range []struct {
-		path, param string
-		want        float64
-	}{{"t.a.p", "t.a.p", 0.9}, {"t.a.p.sub", "t.a.p", 0.2}, {"t.a.p.other", "t.a.p", 0.9}, {"t.a.q", "t.a.q", 0.7}} {
-		if got := c.threshold(tc.path, tc.param); got != tc.want {
-			t.Errorf("threshold(%s) = %v, want %v", tc.path, got, tc.want)
-		}
-	}
+// testComparer is a comparer judging with thresholds th and similarities sim.
+func testComparer(th Thresholds, sim simFunc) *comparer {
+	cfg := DefaultConfig()
+	cfg.Thresholds = th
+	return &comparer{j: &judger{cfg: &cfg, sim: sim}}
 }
 
 func TestValidateGoldArgs(t *testing.T) {

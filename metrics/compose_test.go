@@ -126,11 +126,8 @@ func TestConfigValidate(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error containing %q", err, tc.want)
 			}
-			if _, err := Judge(Dialog{ID: "x"}, cfg, nil, "s"); err == nil {
-				t.Error("Judge accepted an invalid config")
-			}
-			if _, err := Evaluate(t.Context(), Lexical{}, cfg, nil); err == nil {
-				t.Error("Evaluate accepted an invalid config")
+			if m, err := New(cfg); err == nil || m != nil || !strings.Contains(err.Error(), "metric config: ") {
+				t.Errorf("New accepted an invalid config: %v", err)
 			}
 		})
 	}

@@ -5,15 +5,38 @@
 // turns, metrics judges them with a Scorer (implemented by embed, or
 // Lexical), batch writes the verdicts.
 //
-// # Two phases
+// # One Metric, two phases
 //
-// Requests(d, cfg) lists the semantic comparisons a dialog needs: each a
+// New(cfg) validates a Config once and returns the Metric that judges
+// with it; batch builds one per run (the CLI builds it from the flags).
+// m.Requests(d) lists the semantic comparisons a dialog needs: each a
 // Comparison naming its kind (value, reply, clause), field path and
 // context besides the gold and predicted strings. A Scorer answers each
-// with a Similarity (score, and who decided: "embed", "lexical", ...);
-// batch scores them across dialogs, in big batches, and calls Judge(d,
-// cfg, sims, scorerID). Evaluate does both for a slice of dialogs with one
-// deduplicated Compare call. Identical strings never reach the scorer.
+// with a Similarity (score, and who decided: "embed", "lexical", ...).
+// m.Similarities asks the scorer for a whole batch of dialogs in one
+// Compare call (deduplicated; batch uses it per chunk, so an embedding
+// model gets full batches across dialogs), and m.Judge(d, sims, scorerID)
+// judges one dialog from the answers. m.Evaluate does both. Identical
+// strings never reach the scorer.
+//
+// # Thresholds: one lookup, one comparison
+//
+// A semantic comparison passes when its score is >= its threshold. That
+// comparison is written once, in judger.decide (turn.go), which asks the
+// resolved lookup Config.Thresholds (type Thresholds, For) for the
+// comparison's threshold: the exact nested field path, then
+// tool.action.param, then the parameter's schema type (ThresholdQuery.Type,
+// empty until tool definitions give it), then the sub-metric, then the
+// global value. Every semantic FieldScore records the threshold applied,
+// the entry it came from (ThresholdFrom) and who decided (By); a verdict
+// records the threshold of the comparison that decided it (Verdict.Threshold).
+//
+// The route of --threshold from the command line to that comparison is
+// four functions: cmd/aem's metricOptions.metric reads the flag (and
+// whether it was given) and the --thresholds file; thresholds.Lookup
+// resolves them into the Thresholds lookup; New validates it with the rest
+// of the Config, once per run; judger.decide compares with it. batch
+// carries the *Metric (batch.Options.Metric) without looking inside it.
 //
 // # Per-turn checks
 //
@@ -26,10 +49,10 @@
 // inconsistent_parameter_values). Keys and values are compared even when
 // structure fails, so every failing check is on record. A response (Agent)
 // turn is judged on completeness (every gold clause is covered by some
-// predicted clause with similarity >= Thresholds.For("completeness.response",
-// ""), else incomplete_response; clauses as SplitClauses defines them) and
-// truthfulness (whole-reply similarity >= Thresholds.For(
-// "truthfulness.response", ""), else inconsistent_response). A gold turn
+// predicted clause with similarity >= the completeness.response threshold,
+// else incomplete_response; clauses as SplitClauses defines them) and
+// truthfulness (whole-reply similarity >= the truthfulness.response
+// threshold, else inconsistent_response). A gold turn
 // with no prediction is missing_turn; a prediction with no gold turn is
 // unexpected_turn; both fail every sub-metric that applies to their kind.
 // FailedChecks lists every failing check in the order of the Reason
@@ -75,9 +98,9 @@
 //  3. $any alternatives: the value passes if any alternative matches by
 //     this same chain; literal (exact/typed) matches are tried first for all
 //     alternatives, so they never call the scorer;
-//  4. semantic similarity, strings only: score >= threshold, where the
-//     threshold is Thresholds.Fields for the exact nested path, else
-//     Thresholds.For("truthfulness.values", "tool.action.param"). With
+//  4. semantic similarity, strings only: score >= threshold, the
+//     threshold of the value's field path, parameter, schema type or the
+//     truthfulness.values sub-metric (see Thresholds above). With
 //     tool definitions, enum values, strings with a format or pattern,
 //     and identifiers and codes by their key's name (order_id,
 //     countryCode, currency, email, url...: identifierWords) never reach
@@ -90,7 +113,8 @@
 // and is a completeness failure; extra top-level keys are listed in
 // Verdict.ExtraKeys only. For $any the one FieldScore (method "any") holds
 // the best alternative's score and, when the scorer was used, the
-// threshold. Response turns record "response" (whole reply, threshold of
+// threshold, entry and decider of that alternative's deciding comparison.
+// Response turns record "response" (whole reply, threshold of
 // truthfulness.response) and "response.clause[i]" (best coverage of gold
 // clause i, threshold of completeness.response).
 //

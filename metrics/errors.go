@@ -9,6 +9,10 @@ import (
 // that Requests named is absent from the similarities it was given.
 var ErrMissingSimilarity = errors.New("similarity missing for a requested comparison")
 
+// ErrScorer is wrapped by Metric.Similarities around a Scorer's error and
+// around an answer it cannot use (a missing answer, a NaN score).
+var ErrScorer = errors.New("scorer failed")
+
 // ErrBadSpec is returned (wrapped in a *SpecError) for a malformed `$any` /
 // `$optional` spec in gold args.
 var ErrBadSpec = errors.New("malformed $any/$optional spec")

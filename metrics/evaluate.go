@@ -5,9 +5,36 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 )
+
+// Metric is a validated Config, ready to judge: New checks the Config
+// once, and every method uses it as it was. It is read-only and safe for
+// concurrent use; build one per run and share it.
+type Metric struct {
+	cfg Config
+}
+
+// New validates cfg (see Config.Validate) and returns the Metric that
+// judges with it. The Metric keeps its own copy of cfg's maps.
+func New(cfg Config) (*Metric, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("metric config: %w", err)
+	}
+	t := &cfg.Thresholds
+	t.SubMetrics, t.Types, t.Fields = maps.Clone(t.SubMetrics), maps.Clone(t.Types), maps.Clone(t.Fields)
+	cfg.Composition.MinRates = maps.Clone(cfg.Composition.MinRates)
+	return &Metric{cfg: cfg}, nil
+}
+
+// Default is the Metric of DefaultConfig.
+func Default() *Metric { return &Metric{cfg: DefaultConfig()} }
+
+// Config returns the configuration the Metric judges with (a copy: its
+// maps are the Metric's own, not to be modified).
+func (m *Metric) Config() Config { return m.cfg }
 
 // Similarities holds the scorer's answer for each requested Comparison.
 type Similarities map[Comparison]Similarity
@@ -19,7 +46,7 @@ type Similarities map[Comparison]Similarity
 // order-invariant blocks, every cross pairing. Identical strings are never
 // requested. A dialog that Judge would reject (see ErrBadSpec,
 // ErrBadDialog) yields nil.
-func Requests(d Dialog, cfg Config) []Comparison {
+func (m *Metric) Requests(d Dialog) []Comparison {
 	seen := map[Comparison]bool{}
 	var cs []Comparison
 	record := func(c Comparison) (Similarity, error) {
@@ -29,66 +56,21 @@ func Requests(d Dialog, cfg Config) []Comparison {
 		}
 		return Similarity{}, nil
 	}
-	if _, err := judgeDialog(d, cfg, record, ""); err != nil {
+	if _, err := m.judgeDialog(d, record, ""); err != nil {
 		return nil
 	}
 	return cs
 }
 
-// Judge judges one dialog with similarities computed beforehand (see
-// Requests) and composes its result. It returns an error for an invalid
-// config, a malformed spec (*SpecError), an invalid dialog (ErrBadDialog),
-// or a needed comparison missing from sims (ErrMissingSimilarity).
-// scorerID is recorded in every verdict.
-func Judge(d Dialog, cfg Config, sims Similarities, scorerID string) (DialogResult, error) {
-	if err := cfg.Validate(); err != nil {
-		return DialogResult{}, fmt.Errorf("metric config: %w", err)
-	}
-	lookup := func(c Comparison) (Similarity, error) {
-		s, ok := sims[c]
-		if !ok {
-			return Similarity{}, fmt.Errorf("gold %q vs predicted %q: %w", clip(c.Gold), clip(c.Predicted), ErrMissingSimilarity)
-		}
-		return s, nil
-	}
-	js, err := judgeDialog(d, cfg, lookup, scorerID)
-	if err != nil {
-		return DialogResult{}, err
-	}
-	return compose(d, cfg, js), nil
-}
-
-// Evaluate judges dialogs with s: it gathers the Requests of every dialog,
-// scores all distinct comparisons in ONE Compare call, then Judges each
-// dialog. Results are in input order.
-func Evaluate(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) ([]DialogResult, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("metric config: %w", err)
-	}
-	sims, err := scoreAll(ctx, s, cfg, dialogs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]DialogResult, 0, len(dialogs))
-	for _, d := range dialogs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		r, err := Judge(d, cfg, sims, s.ID())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// scoreAll scores the deduplicated requests of all dialogs in one call.
-func scoreAll(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) (Similarities, error) {
+// Similarities asks s, in ONE Compare call, every comparison the dialogs
+// need (their Requests, deduplicated across dialogs) and returns the
+// answers, for Judge. An error of s, or an answer missing or NaN, is
+// returned wrapped with ErrScorer.
+func (m *Metric) Similarities(ctx context.Context, s Scorer, dialogs []Dialog) (Similarities, error) {
 	sims := Similarities{}
 	var cs []Comparison
 	for _, d := range dialogs {
-		for _, c := range Requests(d, cfg) {
+		for _, c := range m.Requests(d) {
 			if _, ok := sims[c]; !ok {
 				sims[c] = Similarity{}
 				cs = append(cs, c)
@@ -100,23 +82,74 @@ func scoreAll(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) (Simi
 	}
 	answers, err := s.Compare(ctx, cs)
 	if err != nil {
-		return nil, fmt.Errorf("scoring %d comparisons with %s: %w", len(cs), s.ID(), err)
+		return nil, fmt.Errorf("%w: %s scoring %d comparisons: %w", ErrScorer, s.ID(), len(cs), err)
 	}
 	if len(answers) != len(cs) {
-		return nil, fmt.Errorf("scorer %s returned %d answers for %d comparisons", s.ID(), len(answers), len(cs))
+		return nil, fmt.Errorf("%w: %s returned %d answers for %d comparisons", ErrScorer, s.ID(), len(answers), len(cs))
 	}
 	for i, a := range answers {
 		if math.IsNaN(a.Score) {
-			return nil, fmt.Errorf("scorer %s returned NaN for gold %q vs predicted %q", s.ID(), clip(cs[i].Gold), clip(cs[i].Predicted))
+			return nil, fmt.Errorf("%w: %s returned NaN for %s %s: gold %q vs predicted %q", ErrScorer, s.ID(), cs[i].Kind, cs[i].Field, clip(cs[i].Gold), clip(cs[i].Predicted))
 		}
 		sims[cs[i]] = a
 	}
 	return sims, nil
 }
 
+// Judge judges one dialog with similarities computed beforehand (see
+// Requests, Similarities) and composes its result. It returns an error for
+// a malformed spec (*SpecError), an invalid dialog (ErrBadDialog), or a
+// needed comparison missing from sims (ErrMissingSimilarity). scorerID is
+// recorded in every verdict.
+func (m *Metric) Judge(d Dialog, sims Similarities, scorerID string) (DialogResult, error) {
+	lookup := func(c Comparison) (Similarity, error) {
+		s, ok := sims[c]
+		if !ok {
+			return Similarity{}, fmt.Errorf("gold %q vs predicted %q: %w", clip(c.Gold), clip(c.Predicted), ErrMissingSimilarity)
+		}
+		return s, nil
+	}
+	js, err := m.judgeDialog(d, lookup, scorerID)
+	if err != nil {
+		return DialogResult{}, err
+	}
+	return compose(d, m.cfg, js), nil
+}
+
+// Evaluate is New(cfg) then Metric.Evaluate: a one-off evaluation. Code
+// that judges many batches builds the Metric once.
+func Evaluate(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) ([]DialogResult, error) {
+	m, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return m.Evaluate(ctx, s, dialogs)
+}
+
+// Evaluate judges dialogs with s: Similarities (one Compare call for all
+// of them), then Judge for each. Results are in input order.
+func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]DialogResult, error) {
+	sims, err := m.Similarities(ctx, s, dialogs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DialogResult, 0, len(dialogs))
+	for _, d := range dialogs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, err := m.Judge(d, sims, s.ID())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 // judgeDialog judges every scored turn and attributes failures; verdicts
 // are ordered by (TurnNo, PredictTurnNo).
-func judgeDialog(d Dialog, cfg Config, sim simFunc, scorerID string) ([]judged, error) {
+func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string) ([]judged, error) {
 	rows, err := prepare(d)
 	if err != nil {
 		return nil, err
@@ -125,7 +158,7 @@ func judgeDialog(d Dialog, cfg Config, sim simFunc, scorerID string) ([]judged, 
 	if err != nil {
 		return nil, err
 	}
-	j := &judger{cfg: cfg, sim: sim, scorerID: scorerID, tools: d.Tools}
+	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools}
 	var out []judged
 	for _, r := range singles {
 		js, err := j.row(r)
@@ -144,7 +177,7 @@ func judgeDialog(d Dialog, cfg Config, sim simFunc, scorerID string) ([]judged, 
 	slices.SortStableFunc(out, func(a, b judged) int {
 		return cmp.Or(cmp.Compare(a.v.TurnNo, b.v.TurnNo), cmp.Compare(a.v.PredictTurnNo, b.v.PredictTurnNo))
 	})
-	attribute(out, rows, cfg.Cascade)
+	attribute(out, rows, m.cfg.Cascade)
 	return out, nil
 }
 

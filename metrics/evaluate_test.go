@@ -34,14 +34,14 @@ func TestJudgeErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := dialogJSON(t, `{"dialog_id":"e","turns":[`+strings.Join(tc.turns, ",")+`]}`)
-			_, err := Judge(d, DefaultConfig(), Similarities{}, "s")
+			_, err := Default().Judge(d, Similarities{}, "s")
 			if !errors.Is(err, tc.target) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %v containing %q", err, tc.target, tc.want)
 			}
-			if _, err := Evaluate(t.Context(), Lexical{}, DefaultConfig(), []Dialog{d}); !errors.Is(err, tc.target) {
+			if _, err := Default().Evaluate(t.Context(), Lexical{}, []Dialog{d}); !errors.Is(err, tc.target) {
 				t.Errorf("Evaluate: %v", err)
 			}
-			if p := Requests(d, DefaultConfig()); p != nil {
+			if p := Default().Requests(d); p != nil {
 				t.Errorf("Requests = %v for a dialog Judge rejects", p)
 			}
 		})
@@ -50,14 +50,14 @@ func TestJudgeErrors(t *testing.T) {
 
 func TestUnknownRole(t *testing.T) {
 	d := Dialog{ID: "r", Turns: []Turn{{TurnNo: 1, Role: "Robot", HasGold: true}}}
-	if _, err := Judge(d, DefaultConfig(), nil, "s"); !errors.Is(err, ErrBadDialog) || !strings.Contains(err.Error(), `unknown role "Robot"`) {
+	if _, err := Default().Judge(d, nil, "s"); !errors.Is(err, ErrBadDialog) || !strings.Contains(err.Error(), `unknown role "Robot"`) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestMissingSimilarity(t *testing.T) {
 	d := dialogJSON(t, `{"dialog_id":"m","turns":[`+salesTurn(7, "a", "revenue", "profit", "")+`]}`)
-	_, err := Judge(d, DefaultConfig(), Similarities{{Kind: CompareValue, Field: "a.run.p", Gold: "other", Predicted: "pair"}: {Score: 1}}, "s")
+	_, err := Default().Judge(d, Similarities{{Kind: CompareValue, Field: "a.run.p", Gold: "other", Predicted: "pair"}: {Score: 1}}, "s")
 	if !errors.Is(err, ErrMissingSimilarity) || !strings.Contains(err.Error(), `dialog "m" turn 7: field a.run.p: gold "revenue" vs predicted "profit"`) {
 		t.Fatalf("got %v", err)
 	}
@@ -73,7 +73,7 @@ func TestRequests(t *testing.T) {
 		agentTurn(6, "Revenue rose. Costs fell.", "Revenue rose. Costs dropped.", ""),
 		toolTurn(7, "OrderInvariant_x", `"Paris"`, `"Rome"`), toolTurn(8, "OrderInvariant_x", `"Oslo"`, `"Paris"`),
 	}, ",")+`]}`)
-	got := Requests(d, DefaultConfig())
+	got := Default().Requests(d)
 	v, r, c := CompareValue, CompareReply, CompareClause
 	want := []Comparison{
 		{v, "a.run.p", "", "revenue", "profit"},
@@ -86,12 +86,12 @@ func TestRequests(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if again := Requests(d, DefaultConfig()); !reflect.DeepEqual(again, got) {
+	if again := Default().Requests(d); !reflect.DeepEqual(again, got) {
 		t.Error("Requests is not deterministic")
 	}
 	// Judge with exactly these similarities succeeds and matches Evaluate.
 	sims := lexicalSims(got)
-	viaJudge, err := Judge(d, DefaultConfig(), sims, "lexical")
+	viaJudge, err := Default().Judge(d, sims, "lexical")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestEvaluateScoresOnce(t *testing.T) {
 	ds := loadJSONL(t, "../datasets/example/golden.jsonl")
 	ds = append(ds, ds[0]) // a repeated dialog adds no pairs
 	s := &countingScorer{}
-	res, err := Evaluate(t.Context(), s, DefaultConfig(), ds)
+	res, err := Default().Evaluate(t.Context(), s, ds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,18 +138,18 @@ func (b badScorer) Compare(context.Context, []Comparison) ([]Similarity, error) 
 func TestEvaluateScorerFailures(t *testing.T) {
 	d := dialogJSON(t, `{"dialog_id":"s","turns":[`+salesTurn(1, "a", "revenue", "profit", "")+`]}`)
 	for _, s := range []Scorer{badScorer{err: errors.New("boom")}, badScorer{answers: []Similarity{}}, badScorer{answers: []Similarity{{Score: math.NaN()}}}} {
-		if _, err := Evaluate(t.Context(), s, DefaultConfig(), []Dialog{d}); err == nil {
+		if _, err := Default().Evaluate(t.Context(), s, []Dialog{d}); err == nil {
 			t.Errorf("%+v: want error", s)
 		}
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := Evaluate(ctx, Lexical{}, DefaultConfig(), []Dialog{d}); !errors.Is(err, context.Canceled) {
+	if _, err := Default().Evaluate(ctx, Lexical{}, []Dialog{d}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 	// No pairs needed: the scorer is never called.
 	same := dialogJSON(t, `{"dialog_id":"s","turns":[`+salesTurn(1, "a", "x", "x", "")+`]}`)
-	if _, err := Evaluate(t.Context(), badScorer{err: errors.New("boom")}, DefaultConfig(), []Dialog{same}); err != nil {
+	if _, err := Default().Evaluate(t.Context(), badScorer{err: errors.New("boom")}, []Dialog{same}); err != nil {
 		t.Errorf("scorer called without pairs: %v", err)
 	}
 }
@@ -161,7 +161,7 @@ func TestFixedScorer(t *testing.T) {
 		score float64
 		pass  bool
 	}{{0.5, true}, {0.4999, false}, {-1, false}, {1, true}} {
-		r, err := Evaluate(t.Context(), fixedScorer(tc.score), DefaultConfig(), []Dialog{d})
+		r, err := Default().Evaluate(t.Context(), fixedScorer(tc.score), []Dialog{d})
 		if err != nil || r[0].Turns[0].Pass != tc.pass {
 			t.Errorf("score %v: pass %v, want %v (%v)", tc.score, r[0].Turns[0].Pass, tc.pass, err)
 		}
@@ -179,7 +179,7 @@ func TestVerdictBookkeeping(t *testing.T) {
 		t.Fatalf("verdicts not in turn order: %+v", r.Turns)
 	}
 	for _, v := range r.Turns {
-		if v.DialogID != "dlg" || v.Threshold != 0.7 || v.Scorer != "lexical" || !v.Pass || v.PredictTurnNo != v.TurnNo {
+		if v.DialogID != "dlg" || v.Threshold != nil || v.Scorer != "lexical" || !v.Pass || v.PredictTurnNo != v.TurnNo {
 			t.Errorf("%+v", v)
 		}
 	}

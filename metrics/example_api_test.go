@@ -8,7 +8,7 @@ import (
 )
 
 // Evaluate judges dialogs with a scorer; here the model-free Lexical one.
-func ExampleEvaluate() {
+func ExampleMetric_Evaluate() {
 	call := func(metric string) metrics.Call {
 		return metrics.Call{ToolID: "sales_db", Action: "aggregate", Args: map[string]any{"metric": metric}}
 	}
@@ -19,7 +19,12 @@ func ExampleEvaluate() {
 	}}
 	cfg := metrics.DefaultConfig()
 	cfg.Thresholds.Threshold = 0.8
-	res, err := metrics.Evaluate(context.Background(), metrics.Lexical{}, cfg, []metrics.Dialog{d})
+	m, err := metrics.New(cfg) // validates cfg once
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := m.Evaluate(context.Background(), metrics.Lexical{}, []metrics.Dialog{d})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -34,19 +39,19 @@ func ExampleEvaluate() {
 
 // Requests and Judge split evaluation so that similarities can be computed
 // in large batches across dialogs.
-func ExampleJudge() {
+func ExampleMetric_Judge() {
 	d := metrics.Dialog{ID: "two-phase", Turns: []metrics.Turn{{
 		TurnNo: 1, Role: metrics.RoleTool, HasGold: true, HasPredict: true,
 		Gold:    metrics.Call{ToolID: "weather", Action: "forecast", Args: map[string]any{"city": "New York City"}},
 		Predict: metrics.Call{ToolID: "weather", Action: "forecast", Args: map[string]any{"city": "New York"}},
 	}}}
-	cfg := metrics.DefaultConfig()
-	cs := metrics.Requests(d, cfg)
+	m := metrics.Default()
+	cs := m.Requests(d)
 	sims := metrics.Similarities{}
 	for _, c := range cs {
 		sims[c] = metrics.Similarity{Score: 0.93, By: metrics.ByEmbed} // from the embedding scorer, in practice
 	}
-	r, err := metrics.Judge(d, cfg, sims, "embed:demo")
+	r, err := m.Judge(d, sims, "embed:demo")
 	if err != nil {
 		fmt.Println(err)
 		return

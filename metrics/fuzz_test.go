@@ -27,14 +27,14 @@ func FuzzCompareValues(f *testing.F) {
 		}
 		d := Dialog{ID: "f", Turns: []Turn{{TurnNo: 1, Role: RoleTool, HasGold: true, HasPredict: true,
 			Gold: Call{ToolID: "t", Action: "a", Args: gold}, Predict: Call{ToolID: "t", Action: "a", Args: pred}}}}
-		cs := Requests(d, DefaultConfig())
+		cs := Default().Requests(d)
 		for _, c := range cs {
 			if c.Gold == c.Predicted {
 				t.Fatalf("identical pair requested: %q", c.Gold)
 			}
 		}
 		sims := lexicalSims(cs)
-		r, err := Judge(d, DefaultConfig(), sims, "lexical")
+		r, err := Default().Judge(d, sims, "lexical")
 		if specErr := ValidateGoldArgs(gold); (err != nil) != (specErr != nil) {
 			t.Fatalf("Judge error %v, spec error %v", err, specErr)
 		}
@@ -55,10 +55,10 @@ func FuzzCompareValues(f *testing.F) {
 		}
 		self := Dialog{ID: "s", Turns: []Turn{{TurnNo: 1, Role: RoleTool, HasGold: true, HasPredict: true,
 			Gold: Call{ToolID: "t", Action: "a", Args: pred}, Predict: Call{ToolID: "t", Action: "a", Args: pred}}}}
-		if len(Requests(self, DefaultConfig())) != 0 {
+		if len(Default().Requests(self)) != 0 {
 			t.Fatal("a value compared with itself needs the scorer")
 		}
-		if rs, err := Judge(self, DefaultConfig(), nil, "x"); err != nil || !rs.Turns[0].Pass {
+		if rs, err := Default().Judge(self, nil, "x"); err != nil || !rs.Turns[0].Pass {
 			t.Fatalf("a value does not match itself: %v %+v", err, rs.Turns)
 		}
 	})

@@ -97,10 +97,20 @@ func side(t testing.TB, s *importSide) (string, Call) {
 	return resp, c
 }
 
-// evalOne judges dialogs with the Lexical scorer.
+// mustNew is New for a config the test knows to be valid.
+func mustNew(t testing.TB, cfg Config) *Metric {
+	t.Helper()
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// evalAll judges dialogs with the Lexical scorer.
 func evalAll(t testing.TB, cfg Config, ds ...Dialog) []DialogResult {
 	t.Helper()
-	res, err := Evaluate(t.Context(), Lexical{}, cfg, ds)
+	res, err := mustNew(t, cfg).Evaluate(t.Context(), Lexical{}, ds)
 	if err != nil {
 		t.Fatal(err)
 	}

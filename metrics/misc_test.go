@@ -15,8 +15,8 @@ func TestGoValues(t *testing.T) {
 		{int64(3), 3.0, true}, {uint8(3), "3", true}, {float32(0.5), 0.5, true}, {3, 4, false},
 		{"true", true, true}, {true, 1, false}, {[]any{1}, []any{int32(1)}, true},
 	} {
-		c := &comparer{tol: DefaultNumericTolerance, th: Thresholds{Threshold: 0.5}, sim: pairScores(nil).sim}
-		if err := c.value("p", "p", tc.gold, tc.pred, false); err != nil || c.allPass() != tc.want {
+		c := testComparer(Thresholds{Threshold: 0.5}, pairScores(nil).sim)
+		if err := c.value("p", param{path: "p"}, tc.gold, tc.pred, false); err != nil || c.allPass() != tc.want {
 			t.Errorf("%#v vs %#v: pass %v, want %v (%v)", tc.gold, tc.pred, c.allPass(), tc.want, err)
 		}
 	}
@@ -40,7 +40,7 @@ func TestMissingClauseSimilarity(t *testing.T) {
 	long := strings.Repeat("word ", 40) + "end."
 	d := oneTurn(t, `{"turn_no":3,"turn":"Agent","gold_turn":{"response":"Alpha. Beta."},"predict_turn":{"response":"`+long+`"}}`)
 	sims := pairScores{{"Alpha. Beta.", long}: 0.2}.similarities([]Comparison{{Kind: CompareReply, Field: "response", Gold: "Alpha. Beta.", Predicted: long}})
-	_, err := Judge(d, DefaultConfig(), sims, "s")
+	_, err := Default().Judge(d, sims, "s")
 	if !errors.Is(err, ErrMissingSimilarity) || !strings.Contains(err.Error(), "turn 3: response.clause[0]") || !strings.Contains(err.Error(), "...") {
 		t.Fatalf("got %v", err)
 	}

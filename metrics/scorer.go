@@ -30,9 +30,10 @@ type Comparison struct {
 	// such as "tool.action.param.sub[0]" for values, "response" for
 	// replies, "response.clause[i]" (i = the gold clause) for clauses.
 	Field string
-	// Context describes the field for a scorer that can use it: the tool's
-	// and the parameter's description when tool definitions give them
-	// (issue #12); empty otherwise.
+	// Context describes the field for a scorer that can use it (a judge):
+	// for values, "<tool>: <tool description>" and "<param>: <parameter
+	// description>" on separate lines, each when the dialog's tool
+	// definitions give it; empty otherwise, and for replies and clauses.
 	Context   string
 	Gold      string
 	Predicted string
@@ -82,18 +83,10 @@ type JudgeNote struct {
 }
 
 // JudgeThreshold is the threshold a judge's decision (By == ByJudge) is
-// held to, whatever the thresholds lookup says for the field: a judge's
-// score is at least 0.5 exactly when it answered "equivalent".
+// held to, whatever the thresholds lookup holds for the field (Thresholds.For
+// gives it, from "judge"): a judge's score is at least 0.5 exactly when it
+// answered "equivalent".
 const JudgeThreshold = 0.5
-
-// heldTo is the threshold s is held to: th from the thresholds lookup, or
-// JudgeThreshold for a judge's decision.
-func heldTo(s Similarity, th float64) float64 {
-	if s.By == ByJudge {
-		return JudgeThreshold
-	}
-	return th
-}
 
 // Scorer scores semantic comparisons. Compare returns one Similarity per
 // comparison, in order. Implementations batch internally and must be safe

@@ -20,8 +20,8 @@ func SubMetricKeys() []string {
 }
 
 // SchemaTypes lists the keys Thresholds.Types accepts: the JSON Schema
-// types a tool definition can give a parameter (issue #12 fills
-// ThresholdQuery.Type from them).
+// types a tool definition can give a parameter (tooldef maps other
+// dialects' names, such as BFCL's dict and float, onto them).
 func SchemaTypes() []string {
 	return []string{"string", "number", "integer", "boolean", "array", "object", "null"}
 }
@@ -43,9 +43,10 @@ type Thresholds struct {
 	// Source says where the values came from (informative, e.g. "aem
 	// sweep run/ (objective f1)"); the lookup does not use it.
 	Source string `json:"source,omitempty"`
-	// Extension points: a decider-specific entry (the fitted composite's
-	// threshold per sub-metric, #11; a judge's, #13) is a field here, a
-	// case in For keyed on ThresholdQuery.By, and a problem in Problems.
+	// Extension point: a decider-specific entry (say, a fitted composite's
+	// threshold per sub-metric) is a field here, a case in For keyed on
+	// ThresholdQuery.By (as the judge's fixed JudgeThreshold is), and a
+	// problem in Problems.
 }
 
 // ThresholdQuery describes one semantic comparison to the lookup.
@@ -56,25 +57,31 @@ type ThresholdQuery struct {
 	// ("tool.action.param"); both empty for replies and clauses.
 	Field string
 	Param string
-	// Type is the parameter's schema type from its tool definition
-	// ("string", ...); empty when no definition gives one.
+	// Type is the top-level parameter's schema type from the dialog's tool
+	// definitions: the one type its schema allows besides null ("string"
+	// for "string|null"); empty without definitions, or when the schema
+	// allows several types or any. Nested values take their parameter's.
 	Type string
-	// By is who decided the comparison (Similarity.By). No entry depends
-	// on it yet: it is where decider-specific thresholds plug in.
+	// By is who decided the comparison (Similarity.By): a judge's decision
+	// is held to JudgeThreshold whatever the entries say; the other
+	// deciders share the entries.
 	By string
 }
 
 // Applied is the threshold a comparison was held to and the entry it came
 // from, named as in thresholds.json: "fields.<key>", "types.<type>",
-// "sub_metrics.<name>" or "threshold".
+// "sub_metrics.<name>" or "threshold"; "judge" for JudgeThreshold.
 type Applied struct {
 	Value float64
 	From  string
 }
 
-// For returns the threshold for q: the most specific entry wins (see
-// Thresholds).
+// For returns the threshold for q: JudgeThreshold for a judge's decision,
+// else the most specific entry (see Thresholds).
 func (t Thresholds) For(q ThresholdQuery) Applied {
+	if q.By == ByJudge {
+		return Applied{JudgeThreshold, "judge"}
+	}
 	for _, k := range []string{q.Field, q.Param} {
 		if v, ok := t.Fields[k]; ok && k != "" {
 			return Applied{v, "fields." + k}

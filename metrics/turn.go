@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/aem-dev/aem/tooldef"
@@ -21,17 +20,28 @@ type judged struct {
 
 // judger judges turns of one dialog.
 type judger struct {
-	cfg      Config
+	cfg      *Config // the Metric's, validated once by New
 	sim      simFunc
 	scorerID string
 	tools    *tooldef.Set // the dialog's tool definitions; nil when none
+}
+
+// decide is the metric's one comparison site: the scorer's answer s for
+// the comparison at field passes when its score is >= the threshold the
+// lookup gives for q, asked with s's decider. Every semantic FieldScore
+// comes from here, with the threshold applied and the entry it came from.
+func (j *judger) decide(field string, q ThresholdQuery, s Similarity) FieldScore {
+	q.By = s.By
+	th := j.cfg.Thresholds.For(q)
+	return FieldScore{Field: field, Method: MethodSemantic, Score: s.Score, Threshold: th.Value, ThresholdFrom: th.From, By: s.By,
+		Judge: s.Judge, Pass: s.Score >= th.Value}
 }
 
 func (j *judger) newVerdict(g *Turn, predictTurnNo int) Verdict {
 	return Verdict{
 		DialogID: g.DialogID, TurnNo: g.TurnNo, PredictTurnNo: predictTurnNo, Kind: g.Kind(),
 		Structure: OutcomeNA, Completeness: OutcomeNA, Truthfulness: OutcomeNA,
-		Threshold: j.cfg.Thresholds.Threshold, Scorer: j.scorerID,
+		Scorer: j.scorerID,
 	}
 }
 
@@ -52,6 +62,9 @@ func (j *judger) pair(g, p *Turn) (judged, error) {
 	}
 	if err != nil {
 		return judged{}, fmt.Errorf("dialog %q turn %d: %w", g.DialogID, g.TurnNo, err)
+	}
+	if d, ok := deciding(out.v.FieldScores); ok {
+		out.v.Threshold = &d.Threshold
 	}
 	finish(&out.v)
 	return out, nil
@@ -138,8 +151,7 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	v.fail(len(v.ExtraKeys) == 0, ReasonExtraParameters)
 	v.Completeness = outcome(len(v.MissingKeys) == 0 && len(v.ExtraKeys) == 0)
 
-	c := &comparer{tol: j.cfg.NumericTolerance, th: j.cfg.Thresholds, sim: j.sim,
-		badType: j.typeErrors(g.Gold, p.Predict), tool: tool, base: fieldBase(g.Gold)}
+	c := &comparer{j: j, badType: j.typeErrors(g.Gold, p.Predict), tool: tool, base: fieldBase(g.Gold)}
 	if err := j.values(c, g, p, tool); err != nil {
 		return judged{}, err
 	}
@@ -218,7 +230,7 @@ func (j *judger) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
 			}
 			continue
 		}
-		if err := c.value(path, path, g.Gold.Args[k], pv, true); err != nil {
+		if err := c.value(path, paramOf(tool, path, k), g.Gold.Args[k], pv, true); err != nil {
 			return err
 		}
 	}
@@ -278,15 +290,13 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 	out := judged{v: j.newVerdict(g, p.TurnNo), row: g}
 	v := &out.v
 	gold, pred := g.GoldResponse, p.PredictResponse
-	th := j.cfg.Thresholds.For(ThresholdQuery{SubMetric: SubTruthResponse}).Value
 	truth := FieldScore{Field: "response", Method: MethodExact, Score: 1, Pass: true}
 	if gold != pred {
 		s, err := j.sim(Comparison{Kind: CompareReply, Field: "response", Gold: gold, Predicted: pred})
 		if err != nil {
 			return judged{}, fmt.Errorf("response: %w", err)
 		}
-		th := heldTo(s, th)
-		truth = FieldScore{Field: "response", Method: MethodSemantic, Score: s.Score, Threshold: th, By: s.By, Pass: s.Score >= th, Judge: s.Judge}
+		truth = j.decide("response", ThresholdQuery{SubMetric: SubTruthResponse}, s)
 	}
 	clauses, coverage, err := j.coverage(gold, pred)
 	if err != nil {
@@ -310,21 +320,24 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 // coverage scores every gold clause by its best-matching predicted clause.
 // A clause found verbatim is exact and needs no scorer call.
 func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
-	th := j.cfg.Thresholds.For(ThresholdQuery{SubMetric: SubCompleteResponse}).Value
+	q := ThresholdQuery{SubMetric: SubCompleteResponse}
 	gc, pc := SplitClauses(gold), SplitClauses(pred)
 	scores := make([]FieldScore, 0, len(gc))
 	sum := 0.0
 	for i, g := range gc {
-		fs := FieldScore{Field: fmt.Sprintf("response.clause[%d]", i), Method: MethodMissing, Threshold: th}
-		if slices.Contains(pc, g) {
-			fs = FieldScore{Field: fs.Field, Method: MethodExact, Score: 1, Pass: true}
-		} else if len(pc) > 0 {
-			best, err := j.bestClause(fs.Field, g, pc, th)
-			if err != nil {
-				return nil, 0, fmt.Errorf("%s: %w", fs.Field, err)
+		field := fmt.Sprintf("response.clause[%d]", i)
+		var fs FieldScore
+		switch {
+		case slices.Contains(pc, g):
+			fs = FieldScore{Field: field, Method: MethodExact, Score: 1, Pass: true}
+		case len(pc) > 0:
+			var err error
+			if fs, err = j.bestClause(field, q, g, pc); err != nil {
+				return nil, 0, fmt.Errorf("%s: %w", field, err)
 			}
-			bth := heldTo(best, th)
-			fs.Method, fs.Score, fs.Threshold, fs.By, fs.Pass, fs.Judge = MethodSemantic, best.Score, bth, best.By, best.Score >= bth, best.Judge
+		default: // no predicted clause: held to the threshold no clause could reach
+			th := j.cfg.Thresholds.For(q)
+			fs = FieldScore{Field: field, Method: MethodMissing, Threshold: th.Value, ThresholdFrom: th.From}
 		}
 		sum += clamp01(fs.Score)
 		scores = append(scores, fs)
@@ -335,19 +348,18 @@ func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
 	return scores, sum / float64(len(gc)), nil
 }
 
-// bestClause is the best similarity of gold clause g (at field) with any
-// predicted clause: the one furthest above (or least below) the threshold
-// th it is held to (a judge's decision is held to JudgeThreshold, see
-// heldTo); the first of equals wins.
-func (j *judger) bestClause(field, g string, pc []string, th float64) (Similarity, error) {
-	best, margin := Similarity{Score: math.Inf(-1)}, math.Inf(-1)
-	for _, p := range pc {
+// bestClause decides gold clause g (at field) against every predicted
+// clause and keeps the best: the widest margin over its threshold (with
+// one threshold for all, the highest score); the first of equals.
+func (j *judger) bestClause(field string, q ThresholdQuery, g string, pc []string) (FieldScore, error) {
+	var best FieldScore
+	for i, p := range pc {
 		s, err := j.sim(Comparison{Kind: CompareClause, Field: field, Gold: g, Predicted: p})
 		if err != nil {
-			return Similarity{}, err
+			return FieldScore{}, err
 		}
-		if m := s.Score - heldTo(s, th); m > margin {
-			best, margin = s, m
+		if fs := j.decide(field, q, s); i == 0 || fs.Score-fs.Threshold > best.Score-best.Threshold {
+			best = fs
 		}
 	}
 	return best, nil

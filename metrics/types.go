@@ -130,12 +130,20 @@ const (
 	OutcomeNA   Outcome = "n/a"
 )
 
-// FieldScore records how one parameter value (or one reply) was compared.
+// FieldScore records how one parameter value (or one reply, or one gold
+// clause) was compared.
 type FieldScore struct {
-	Field     string  // "tool.action.param" (nested: "tool.action.param.sub[0]"); "response" for replies
-	Method    string  // one of the Method constants: "exact", "typed", "any", "semantic", "missing", ...
-	Score     float64 // 1 for exact/typed matches, the similarity for semantic ones
-	Threshold float64 // threshold applied (semantic only; 0 otherwise)
+	Field  string  // "tool.action.param" (nested: "tool.action.param.sub[0]"); "response" for replies; "response.clause[i]"
+	Method string  // one of the Method constants: "exact", "typed", "any", "semantic", "missing", ...
+	Score  float64 // 1 for exact/typed matches, the similarity for semantic ones
+	// Threshold is the threshold the value was held to and ThresholdFrom
+	// the thresholds entry it came from ("fields.<key>", "types.<type>",
+	// "sub_metrics.<name>", "threshold"): set for semantic comparisons,
+	// for $any values decided semantically (from the deciding alternative)
+	// and for gold clauses with no predicted clause at all; zero and empty
+	// otherwise.
+	Threshold     float64
+	ThresholdFrom string
 	// By is who scored a comparison that reached the Scorer (Similarity.By:
 	// "embed", "lexical", "judge", ...); empty when none did (exact, typed, missing).
 	By   string
@@ -176,8 +184,14 @@ type Verdict struct {
 	// whose FailureReason is prior_action_failed.
 	OwnReason Reason
 
-	Threshold float64 // global threshold in force
-	Scorer    string  // Scorer.ID()
+	// Threshold is the threshold of the comparison that decided the turn's
+	// semantic checks: among the FieldScores held to a threshold, the one
+	// with the lowest score - threshold (the failing one, else the
+	// narrowest pass). Nil when no value, reply or clause was held to a
+	// threshold (exact and typed matches only, missing and unexpected
+	// turns).
+	Threshold *float64
+	Scorer    string // Scorer.ID()
 }
 
 // DialogResult is the composed verdict for one dialog.

@@ -30,7 +30,7 @@ func ptr[T any](v T) *T { return &v }
 func fixtureTurn(d, t int) rundir.TurnRow {
 	r := rundir.TurnRow{
 		DialogID: fmt.Sprintf("d%03d", d), TurnNo: int64(t), PredictTurnNo: int64(t), Pass: true,
-		Completeness: "pass", Truthfulness: "pass", Threshold: 0.5, Scorer: "lexical", Tags: []string{},
+		Completeness: "pass", Truthfulness: "pass", Threshold: ptr(0.5), Scorer: "lexical", Tags: []string{},
 		FailedChecks: []string{}, MissingKeys: []string{}, ExtraKeys: []string{},
 	}
 	switch t {

@@ -36,13 +36,18 @@ func FilesIn(dir string) Files {
 	return Files{Turns: filepath.Join(dir, TurnsFile), Dialogs: filepath.Join(dir, DialogsFile), Ordinals: filepath.Join(dir, OrdinalsFile)}
 }
 
-// FieldScoreRow is one compared value inside a TurnRow.
+// FieldScoreRow is one compared value inside a TurnRow (see
+// metrics.FieldScore).
 type FieldScoreRow struct {
 	Field     string  `parquet:"field" json:"field"`
 	Method    string  `parquet:"method" json:"method"`
 	Score     float64 `parquet:"score" json:"score"`
 	Threshold float64 `parquet:"threshold" json:"threshold"`
-	Pass      bool    `parquet:"pass" json:"pass"`
+	// ThresholdFrom is the thresholds entry Threshold came from
+	// ("fields.<key>", "types.<type>", "sub_metrics.<name>", "threshold");
+	// empty when the value was not held to a threshold.
+	ThresholdFrom string `parquet:"threshold_from" json:"threshold_from"`
+	Pass          bool   `parquet:"pass" json:"pass"`
 	// By is who decided a comparison that reached the scorer ("embed",
 	// "lexical", "judge"); null when none did (exact, typed, missing).
 	By *string `parquet:"by,optional" json:"by"`
@@ -98,8 +103,10 @@ type TurnRow struct {
 	Critical        bool     `parquet:"critical" json:"critical"`
 	LatencyMS       *float64 `parquet:"latency_ms,optional" json:"latency_ms"`
 
-	Threshold float64 `parquet:"threshold" json:"threshold"`
-	Scorer    string  `parquet:"scorer" json:"scorer"`
+	// Threshold is the threshold of the comparison that decided the turn
+	// (metrics.Verdict.Threshold); null when no comparison was held to one.
+	Threshold *float64 `parquet:"threshold,optional" json:"threshold"`
+	Scorer    string   `parquet:"scorer" json:"scorer"`
 	// EmbedPass is the verdict the first scorer (the embedding) alone
 	// would have given, for runs with an escalating scorer (embed+judge,
 	// judge); null for other runs.

@@ -28,14 +28,14 @@ func fullTurn(dialog string, no int64) rundir.TurnRow {
 		DialogID: dialog, TurnNo: no, PredictTurnNo: no, Role: "Tool", Kind: "action",
 		Pass: false, FailureReason: ptr("inconsistent_values"), FailedChecks: []string{"values"},
 		MissingKeys: []string{"unit"}, ExtraKeys: []string{"x"},
-		FieldScores: []rundir.FieldScoreRow{{Field: "crm.find.city", Method: "semantic", Score: 0.4, Threshold: 0.75, Pass: false}},
+		FieldScores: []rundir.FieldScoreRow{{Field: "crm.find.city", Method: "semantic", Score: 0.4, Threshold: 0.75, ThresholdFrom: "fields.crm.find.city", By: ptr("lexical"), Pass: false}},
 		Structure:   "pass", Completeness: "fail", Truthfulness: "fail",
 		ChainLength: 2, ChainBucket: ptr("two_step"), RootCause: true, CascadeFrom: ptr(int64(1)), OwnReason: ptr("inconsistent_values"),
 		GoldToolID: ptr("crm"), GoldAction: ptr("find"), GoldArgs: ptr(`{"city":"Paris"}`),
 		PredictToolID: ptr("crm"), PredictAction: ptr("find"), PredictArgs: ptr(`{"city":"Lyon"}`),
 		GoldResponse: ptr("gold"), PredictResponse: ptr("pred"), Tags: []string{"sales"},
 		HumanLabel: ptr(true), HumanScore: ptr(0.5), Weight: ptr(2.0), Critical: true, LatencyMS: ptr(12.5),
-		Threshold: 0.75, Scorer: "lexical",
+		Threshold: ptr(0.75), Scorer: "lexical",
 	}
 }
 

@@ -73,7 +73,7 @@ func TestThresholdsRoundTripThroughRun(t *testing.T) {
 	golden := writeGolden(t, 40)
 	run1 := filepath.Join(t.TempDir(), "run1")
 	ctx := context.Background()
-	if _, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: run1, Scorer: metrics.Lexical{}, Config: metrics.DefaultConfig(), Workers: 2}); err != nil {
+	if _, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: run1, Scorer: metrics.Lexical{}, Workers: 2}); err != nil {
 		t.Fatalf("aem run: %v", err)
 	}
 	in, info, err := ReadRun(ctx, run1, RunOptions{})
@@ -103,8 +103,12 @@ func TestThresholdsRoundTripThroughRun(t *testing.T) {
 	th := thresholds.Lookup(&file, 0.5, false)
 	cfg := metrics.DefaultConfig()
 	cfg.Thresholds = th
+	metric, err := metrics.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	run2 := filepath.Join(t.TempDir(), "run2")
-	sum, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: run2, Scorer: metrics.Lexical{}, Config: cfg, Workers: 2})
+	sum, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: run2, Scorer: metrics.Lexical{}, Metric: metric, Workers: 2})
 	if err != nil {
 		t.Fatalf("aem run --thresholds: %v", err)
 	}
@@ -167,7 +171,7 @@ func TestReadRunFromObjectStore(t *testing.T) {
 	mux.RegisterBucket("dirtest", dirBlob{t.TempDir()})
 	local := filepath.Join(t.TempDir(), "run")
 	for _, out := range []string{local, "dirtest://bucket/nightly/run"} {
-		if _, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: out, Scorer: metrics.Lexical{}, Config: metrics.DefaultConfig(), Workers: 2, URLMux: mux}); err != nil {
+		if _, err := batch.Run(ctx, batch.Options{Input: golden, OutDir: out, Scorer: metrics.Lexical{}, Workers: 2, URLMux: mux}); err != nil {
 			t.Fatalf("aem run -o %s: %v", out, err)
 		}
 	}

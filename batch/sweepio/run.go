@@ -176,9 +176,12 @@ type turnView struct {
 
 // scorerDecided reports whether a compared value's outcome came from the
 // similarity scorer: semantic comparisons, and $any alternatives that were
-// compared semantically (they carry the threshold they were held to).
+// compared semantically (by names the scorer; runs written before that
+// column existed are recognised by the threshold they carry, which could
+// not be 0 then).
 func scorerDecided(fs rundir.FieldScoreRow) bool {
-	return fs.Method == metrics.MethodSemantic || (fs.Method == metrics.MethodAny && fs.Threshold != 0 && fs.Score != 1)
+	return fs.Method == metrics.MethodSemantic ||
+		fs.Method == metrics.MethodAny && (fs.By != nil || fs.Threshold != 0 && fs.Score != 1)
 }
 
 // nonScorerChecks are failed checks the similarity threshold cannot change.

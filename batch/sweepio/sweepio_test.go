@@ -31,11 +31,11 @@ func ptr[T any](v T) *T { return &v }
 func actionTurn(dialog string, turn int64, pass bool, label *bool, scores ...rundir.FieldScoreRow) rundir.TurnRow {
 	return rundir.TurnRow{DialogID: dialog, TurnNo: turn, PredictTurnNo: turn, Role: "Tool", Kind: "action", Pass: pass,
 		FieldScores: scores, Structure: "pass", Completeness: "pass", Truthfulness: "pass",
-		GoldToolID: ptr("crm"), GoldAction: ptr("find"), HumanLabel: label, Threshold: 0.5, Scorer: "lexical"}
+		GoldToolID: ptr("crm"), GoldAction: ptr("find"), HumanLabel: label, Threshold: ptr(0.5), Scorer: "lexical"}
 }
 
 func sem(field string, score float64) rundir.FieldScoreRow {
-	return rundir.FieldScoreRow{Field: field, Method: metrics.MethodSemantic, Score: score, Threshold: 0.5, Pass: score >= 0.5}
+	return rundir.FieldScoreRow{Field: field, Method: metrics.MethodSemantic, Score: score, Threshold: 0.5, ThresholdFrom: "threshold", By: ptr("lexical"), Pass: score >= 0.5}
 }
 
 func exact(field string) rundir.FieldScoreRow {
@@ -587,6 +587,25 @@ func BenchmarkReadRun(b *testing.B) {
 		in, _, err := ReadRun(context.Background(), dir, RunOptions{})
 		if err != nil || len(in.Samples) != 20_000 {
 			b.Fatalf("%d samples, %v", len(in.Samples), err)
+		}
+	}
+}
+
+func TestScorerDecided(t *testing.T) {
+	for _, tc := range []struct {
+		fs   rundir.FieldScoreRow
+		want bool
+	}{
+		{rundir.FieldScoreRow{Method: metrics.MethodSemantic, Score: 0.7, Threshold: 0.5, By: ptr("embed")}, true},
+		{rundir.FieldScoreRow{Method: metrics.MethodAny, Score: 0.3, Threshold: 0, ThresholdFrom: "threshold", By: ptr("embed")}, true}, // threshold 0
+		{rundir.FieldScoreRow{Method: metrics.MethodAny, Score: 1}, false},                                                              // literal match
+		{rundir.FieldScoreRow{Method: metrics.MethodAny, Score: 0}, false},                                                              // typed mismatch
+		{rundir.FieldScoreRow{Method: metrics.MethodAny, Score: 0.4, Threshold: 0.5}, true},                                             // a run without by
+		{rundir.FieldScoreRow{Method: metrics.MethodExact, Score: 1}, false},
+		{rundir.FieldScoreRow{Method: metrics.MethodMissing, Threshold: 0.5, ThresholdFrom: "threshold"}, false},
+	} {
+		if got := scorerDecided(tc.fs); got != tc.want {
+			t.Errorf("scorerDecided(%+v) = %v, want %v", tc.fs, got, tc.want)
 		}
 	}
 }

@@ -96,7 +96,7 @@ EXAMPLES
 }
 
 func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
-	cfg, thresholdsFile, err := o.metric.config()
+	metric, thresholdsFile, err := o.metric.metric()
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		Input:      input,
 		OutDir:     o.out,
 		Workers:    o.workers,
-		Config:     cfg,
+		Metric:     metric,
 		Scorer:     sc.Scorer,
 		Resume:     o.resume,
 		Shard:      shard,

@@ -35,17 +35,19 @@ func (o *metricOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.minRates, "min-rate", "", "test_pass also needs these sub-metric rates, e.g. structure=1,truthfulness=0.8")
 }
 
-// config builds the metric configuration from the flags and the
-// thresholds file (returned too, for its CheckScorer; nil without one). A
-// bad flag value is a usage error; a bad thresholds file is
+// metric builds the metric from the flags and the thresholds file
+// (returned too, for its CheckScorer; nil without one): the thresholds
+// resolve here, once, into the lookup the metric's comparison site
+// consults, and metrics.New validates the whole configuration, once. A bad
+// flag value is a usage error; a bad thresholds file is
 // thresholds.ErrInvalid.
-func (o metricOptions) config() (metrics.Config, *thresholds.File, error) {
+func (o metricOptions) metric() (*metrics.Metric, *thresholds.File, error) {
 	cfg := metrics.DefaultConfig()
 	var file *thresholds.File
 	if o.thresholdsFile != "" {
 		f, err := thresholds.Read(o.thresholdsFile)
 		if err != nil {
-			return cfg, nil, err
+			return nil, nil, err
 		}
 		file = &f
 	}
@@ -61,13 +63,14 @@ func (o metricOptions) config() (metrics.Config, *thresholds.File, error) {
 	if err == nil {
 		cfg.Composition.MinRates, err = parseRates(o.minRates)
 	}
+	var m *metrics.Metric
 	if err == nil {
-		err = cfg.Validate()
+		m, err = metrics.New(cfg)
 	}
 	if err != nil {
-		return cfg, nil, &usageError{msg: err.Error()}
+		return nil, nil, &usageError{msg: err.Error()}
 	}
-	return cfg, file, nil
+	return m, file, nil
 }
 
 // givenFloat is a float flag that knows whether it was given (on the

@@ -16,13 +16,7 @@ import (
 
 func TestMetricOptionsConfig(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	good := write("good.json", `{"version":1,"threshold":0.6,"sub_metrics":{"truthfulness.values":0.75},"fields":{"t.a.p":0.9}}`)
 	zero := write("zero.json", `{"version":2,"threshold":0,"sub_metrics":{"truthfulness.values":0}}`)
 	noGlobal := write("noglobal.json", `{"version":2,"fields":{"t.a.p":0.9}}`)
@@ -59,7 +53,7 @@ func TestMetricOptionsConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := base
 			tt.mod(&o)
-			cfg, file, err := o.config()
+			m, file, err := o.metric()
 			if tt.wantErr != "" {
 				var ue *usageError
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || errors.As(err, &ue) != tt.usage || errors.Is(err, thresholds.ErrInvalid) != tt.invalid {
@@ -74,7 +68,8 @@ func TestMetricOptionsConfig(t *testing.T) {
 				t.Errorf("file %v for --thresholds %q", file, o.thresholdsFile)
 			}
 			q := metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, Field: "t.a.p", Param: "t.a.p"}
-			if g, f := cfg.Thresholds.Threshold, cfg.Thresholds.For(q).Value; g != tt.global || f != tt.field {
+			th := m.Config().Thresholds
+			if g, f := th.Threshold, th.For(q).Value; g != tt.global || f != tt.field {
 				t.Errorf("global %v field %v, want %v %v", g, f, tt.global, tt.field)
 			}
 		})
@@ -115,6 +110,16 @@ func TestThresholdFlagGiven(t *testing.T) {
 	}
 }
 
+// writeFile writes body to dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestParseRates(t *testing.T) {
 	got, err := parseRates("structure=1,truthfulness=0.8")
 	if err != nil {
@@ -135,13 +140,7 @@ func TestParseRates(t *testing.T) {
 // files and flags and checks the exit status and message of each.
 func TestRunThresholdsExitStatus(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	lexical := write("lexical.json", `{"version": 2, "threshold": 0, "embedding_model": {"id": "lexical"}}`)
 	future := write("future.json", `{"version": 3, "threshold": 0.5}`)
 	typo := write("typo.json", `{"version": 2, "treshold": 0.5}`)
