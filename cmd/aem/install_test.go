@@ -261,11 +261,12 @@ func TestHelpRunLeadsWithREADME(t *testing.T) {
 	}
 }
 
-// readmeCommands returns the `aem ...` lines of the README's sh blocks,
-// without trailing comments.
+// readmeCommands returns the `aem ...` commands of the README's sh blocks,
+// lines continued with a backslash joined, without trailing comments.
 func readmeCommands(readme []byte) []string {
 	var out []string
-	in := false
+	in, cont := false, false
+	var cmd string
 	sc := bufio.NewScanner(bytes.NewReader(readme))
 	for sc.Scan() {
 		l := sc.Text()
@@ -274,11 +275,17 @@ func readmeCommands(readme []byte) []string {
 			in = true
 		case strings.HasPrefix(l, "```"):
 			in = false
-		case in && strings.HasPrefix(l, "aem "):
+		case in && (cont || strings.HasPrefix(l, "aem ")):
 			if i := strings.Index(l, " #"); i >= 0 {
 				l = l[:i]
 			}
-			out = append(out, strings.TrimSpace(l))
+			l = strings.TrimSpace(l)
+			l, cont = strings.CutSuffix(l, "\\")
+			cmd += l
+			if !cont {
+				out = append(out, strings.TrimSpace(cmd))
+				cmd = ""
+			}
 		}
 	}
 	return out
