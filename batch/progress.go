@@ -12,8 +12,8 @@ type Stats struct {
 	ResumedDialogs int64 // dialogs restored from the checkpoint at start
 	ResumedTurns   int64
 	Checkpoints    int64         // checkpoint parts committed by this process
-	ScorerPairs    int64         // string pairs sent to the scorer
-	ScorerTime     time.Duration // time inside Scorer.Score, summed over workers
+	ScorerPairs    int64         // comparisons sent to the scorer (deduplicated per chunk by kind, field, context and strings)
+	ScorerTime     time.Duration // time inside Scorer.Compare, summed over workers
 	CacheHits      int64         // from Options.CacheStats, when set
 	CacheMisses    int64
 }
