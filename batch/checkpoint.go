@@ -78,13 +78,13 @@ func loadManifest(dir string) (m *manifest, ok bool, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(m); err != nil {
-		return nil, true, fmt.Errorf("%w: %s: %v (remove %s to start over)", ErrCorruptCheckpoint, filepath.Join(dir, manifestName), err, dir)
+		return nil, true, fmt.Errorf("%w: %s: %w (remove %s to start over)", ErrCorruptCheckpoint, filepath.Join(dir, manifestName), err, dir)
 	}
 	for _, p := range m.Parts {
 		t, d, i := partFiles(dir, p.Name)
 		for _, f := range []string{t, d, i} {
 			if _, err := os.Stat(f); err != nil {
-				return nil, true, fmt.Errorf("%w: part file %s: %v (remove %s to start over)", ErrCorruptCheckpoint, f, err, dir)
+				return nil, true, fmt.Errorf("%w: part file %s: %w (remove %s to start over)", ErrCorruptCheckpoint, f, err, dir)
 			}
 		}
 	}

@@ -136,7 +136,7 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 		return nil, fmt.Errorf("%w in %s: pass --resume to continue it, or remove %s to start over", ErrCheckpointExists, o.OutDir, st.ckptDir)
 	case found:
 		if err := compareFingerprints(m.Fingerprint, fp); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v (remove %s to start over)", ErrResumeMismatch, o.OutDir, err, st.ckptDir)
+			return nil, fmt.Errorf("%w: %s: %w (remove %s to start over)", ErrResumeMismatch, o.OutDir, err, st.ckptDir)
 		}
 		if err := removeOrphans(st.ckptDir, m); err != nil {
 			return nil, err

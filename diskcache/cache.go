@@ -135,7 +135,7 @@ func Open(path string, o Options) (c *Cache, discarded string, err error) {
 		return nil
 	}); err != nil {
 		db.Close()
-		return nil, "", fmt.Errorf("%w: initialising %s: %v; delete the file (it only holds %s)", ErrCorrupt, path, err, o.holds())
+		return nil, "", fmt.Errorf("%w: initialising %s: %w; delete the file (it only holds %s)", ErrCorrupt, path, err, o.holds())
 	}
 	return &Cache{db: db, path: path, maxBytes: o.MaxBytes}, discarded, nil
 }
@@ -170,7 +170,7 @@ func openBolt(path string, o Options) (db *bolt.DB, err error) {
 	case errors.Is(err, bolt.ErrTimeout):
 		return nil, fmt.Errorf("%w: %s is held by another aem process (waited %v); wait for it, or give this run its own cache directory", ErrLocked, path, o.LockTimeout)
 	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrChecksum), errors.Is(err, bolt.ErrVersionMismatch):
-		return nil, fmt.Errorf("%w: %s: %v; %s", ErrCorrupt, path, err, o.corruptFix())
+		return nil, fmt.Errorf("%w: %s: %w; %s", ErrCorrupt, path, err, o.corruptFix())
 	}
 	return nil, fmt.Errorf("opening cache %s: %w", path, err)
 }
@@ -323,7 +323,7 @@ func (c *Cache) Size() (bytes int64, entries int, err error) {
 func (c *Cache) Check() (entries int, err error) {
 	err = c.view(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
-			return fmt.Errorf("%w: %s: %v", ErrCorrupt, c.path, err)
+			return fmt.Errorf("%w: %s: %w", ErrCorrupt, c.path, err)
 		}
 		return tx.Bucket(bucketEntries).ForEach(func(k, v []byte) error {
 			if _, ok := payload(v); !ok {

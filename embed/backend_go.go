@@ -64,11 +64,11 @@ func openGo(info *ModelInfo) (b backend, err error) {
 	}()
 	data, err := os.ReadFile(info.WeightsPath)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrModelMissing, info.WeightsPath, err)
+		return nil, fmt.Errorf("%w: reading %s: %w", ErrModelMissing, info.WeightsPath, err)
 	}
 	m, err := onnx.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: parsing %s: %v; re-run scripts/setup (or `aem models verify`) to restore the file", ErrModelInvalid, info.WeightsPath, err)
+		return nil, fmt.Errorf("%w: parsing %s: %w; re-run scripts/setup (or `aem models verify`) to restore the file", ErrModelInvalid, info.WeightsPath, err)
 	}
 	plan, err := planIO(gomlxInfos(m.InputsNames, m.InputsShapes), gomlxInfos(m.OutputsNames, m.OutputsShapes), info)
 	if err != nil {
@@ -76,7 +76,7 @@ func openGo(info *ModelInfo) (b backend, err error) {
 	}
 	ctx := context.New().Reuse()
 	if err := m.VariablesToContext(ctx); err != nil {
-		return nil, fmt.Errorf("%w: loading the weights of %s: %v", ErrModelInvalid, info.WeightsPath, err)
+		return nil, fmt.Errorf("%w: loading the weights of %s: %w", ErrModelInvalid, info.WeightsPath, err)
 	}
 	be, err := backends.NewWithConfig("go:ops_sequential")
 	if err != nil {
@@ -94,7 +94,7 @@ func openGo(info *ModelInfo) (b backend, err error) {
 	exec, err := context.NewExec(be, ctx, fn)
 	if err != nil {
 		be.Finalize()
-		return nil, fmt.Errorf("%w: building the go executor for %s: %v", ErrModelInvalid, info.WeightsPath, err)
+		return nil, fmt.Errorf("%w: building the go executor for %s: %w", ErrModelInvalid, info.WeightsPath, err)
 	}
 	exec.SetMaxCache(-1)
 	return &goBackend{be: be, ctx: ctx, exec: exec, plan: plan}, nil

@@ -46,11 +46,11 @@ func acquireORT(lib, source string) (release func() error, err error) {
 				return nil, fmt.Errorf("%w: %s (from %s) does not exist; run scripts/setup to install it, or set %s or --ort-lib to the path of libonnxruntime.so.1 (ONNX Runtime %s or later), or use --backend go",
 					ErrORTLibraryMissing, lib, source, EnvORTLib, minORTVersion)
 			}
-			return nil, fmt.Errorf("%w: %s (from %s): %v", ErrORTLibrary, lib, source, err)
+			return nil, fmt.Errorf("%w: %s (from %s): %w", ErrORTLibrary, lib, source, err)
 		}
 		ort.SetSharedLibraryPath(lib)
 		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-			return nil, fmt.Errorf("%w: %s (from %s): %v; reinstall it with scripts/setup (onnxruntime-node@1.30.0's library for %s), or use --backend go",
+			return nil, fmt.Errorf("%w: %s (from %s): %w; reinstall it with scripts/setup (onnxruntime-node@1.30.0's library for %s), or use --backend go",
 				ErrORTLibrary, lib, source, err, PlatformDir())
 		}
 		ortRuntime.lib, ortRuntime.owned = lib, true
@@ -152,11 +152,11 @@ func openORT(opts Options, info *ModelInfo) (backend, error) {
 	}
 	model, err := os.ReadFile(info.WeightsPath)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrModelMissing, info.WeightsPath, err)
+		return nil, fmt.Errorf("%w: reading %s: %w", ErrModelMissing, info.WeightsPath, err)
 	}
 	ins, outs, err := ort.GetInputOutputInfoWithONNXData(model)
 	if err != nil {
-		return nil, fmt.Errorf("%w: ONNX Runtime cannot load %s: %v; re-run scripts/setup (or `aem models verify`) to restore the file", ErrModelInvalid, info.WeightsPath, err)
+		return nil, fmt.Errorf("%w: ONNX Runtime cannot load %s: %w; re-run scripts/setup (or `aem models verify`) to restore the file", ErrModelInvalid, info.WeightsPath, err)
 	}
 	plan, err := planIO(ortInfos(ins), ortInfos(outs), info)
 	if err != nil {
@@ -168,7 +168,7 @@ func openORT(opts Options, info *ModelInfo) (backend, error) {
 	}
 	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(model, names, []string{plan.output.Name}, so)
 	if err != nil {
-		return nil, fmt.Errorf("%w: creating an ONNX Runtime session for %s: %v", ErrModelInvalid, info.WeightsPath, err)
+		return nil, fmt.Errorf("%w: creating an ONNX Runtime session for %s: %w", ErrModelInvalid, info.WeightsPath, err)
 	}
 	ok = true
 	return &ortBackend{sess: sess, plan: plan, release: release}, nil

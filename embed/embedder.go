@@ -224,7 +224,7 @@ func (e *Embedder) probe() error {
 	in.mask[0] = 1
 	out, dims, err := e.be.run(in)
 	if err != nil {
-		return fmt.Errorf("%w: test run of %s failed: %v", ErrModelInvalid, e.info.WeightsPath, err)
+		return fmt.Errorf("%w: test run of %s failed: %w", ErrModelInvalid, e.info.WeightsPath, err)
 	}
 	vecs, err := vectors(out, dims, in, e.plan.tokenLevel, e.info.Pooling)
 	if err != nil {

@@ -60,7 +60,7 @@ func (m manifest) tokenizerRef() (file, kind string, err error) {
 		Kind string `json:"kind"`
 	}
 	if err := json.Unmarshal(m.Tokenizer, &o); err != nil {
-		return "", "", fmt.Errorf("field tokenizer: want a file name or {\"file\", \"kind\"}: %v", err)
+		return "", "", fmt.Errorf("field tokenizer: want a file name or {\"file\", \"kind\"}: %w", err)
 	}
 	return o.File, o.Kind, nil
 }
@@ -105,7 +105,7 @@ func loadModelInfo(dir, source string) (*ModelInfo, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: model directory %s (from %s) does not exist; %s", ErrModelMissing, dir, source, fix)
 		}
-		return nil, fmt.Errorf("%w: reading model directory %s: %v", ErrModelMissing, dir, err)
+		return nil, fmt.Errorf("%w: reading model directory %s: %w", ErrModelMissing, dir, err)
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%w: %s (from %s) is not a directory; %s", ErrModelMissing, dir, source, fix)
@@ -119,11 +119,11 @@ func loadModelInfo(dir, source string) (*ModelInfo, error) {
 	hasManifest := false
 	if b, err := os.ReadFile(filepath.Join(dir, ManifestFile)); err == nil {
 		if err := json.Unmarshal(b, &man); err != nil {
-			return nil, fmt.Errorf("%w: parsing %s: %v; re-run scripts/setup to rewrite it", ErrModelInvalid, filepath.Join(dir, ManifestFile), err)
+			return nil, fmt.Errorf("%w: parsing %s: %w; re-run scripts/setup to rewrite it", ErrModelInvalid, filepath.Join(dir, ManifestFile), err)
 		}
 		hasManifest = true
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrModelInvalid, filepath.Join(dir, ManifestFile), err)
+		return nil, fmt.Errorf("%w: reading %s: %w", ErrModelInvalid, filepath.Join(dir, ManifestFile), err)
 	}
 
 	// Weights.
@@ -145,7 +145,7 @@ func loadModelInfo(dir, source string) (*ModelInfo, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: weights file %s does not exist; %s", ErrModelMissing, info.WeightsPath, fix)
 		}
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrModelInvalid, info.WeightsPath, err)
+		return nil, fmt.Errorf("%w: reading %s: %w", ErrModelInvalid, info.WeightsPath, err)
 	}
 	info.WeightsSHA256 = sum
 
@@ -154,7 +154,7 @@ func loadModelInfo(dir, source string) (*ModelInfo, error) {
 	if hasManifest {
 		file, kind, err := man.tokenizerRef()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrModelInvalid, filepath.Join(dir, ManifestFile), err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrModelInvalid, filepath.Join(dir, ManifestFile), err)
 		}
 		if file != "" {
 			tokName = file
@@ -179,7 +179,7 @@ func loadModelInfo(dir, source string) (*ModelInfo, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s does not exist; a model directory needs its tokenizer.json; %s", ErrModelMissing, info.TokenizerPath, fix)
 		}
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrTokenizer, info.TokenizerPath, err)
+		return nil, fmt.Errorf("%w: reading %s: %w", ErrTokenizer, info.TokenizerPath, err)
 	}
 	info.TokenizerSHA256 = tsum
 	if hasManifest {
@@ -242,7 +242,7 @@ func readSentenceTransformers(dir string, info *ModelInfo) error {
 			Type string `json:"type"`
 		}
 		if err := json.Unmarshal(b, &mods); err != nil {
-			return fmt.Errorf("%w: parsing %s: %v", ErrModelInvalid, filepath.Join(dir, "modules.json"), err)
+			return fmt.Errorf("%w: parsing %s: %w", ErrModelInvalid, filepath.Join(dir, "modules.json"), err)
 		}
 		for _, m := range mods {
 			if strings.HasSuffix(m.Type, ".Pooling") && m.Path != "" {
@@ -254,7 +254,7 @@ func readSentenceTransformers(dir string, info *ModelInfo) error {
 	if b, err := os.ReadFile(poolPath); err == nil {
 		p, err := parsePoolingConfig(b)
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrModelUnsupported, poolPath, err)
+			return fmt.Errorf("%w: %s: %w", ErrModelUnsupported, poolPath, err)
 		}
 		info.Pooling = p
 		var dim struct {

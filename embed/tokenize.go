@@ -40,7 +40,7 @@ const (
 func newUSETokenizer(path string, maxTokens int) (*textTokenizer, error) {
 	u, err := usetok.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTokenizer, err)
+		return nil, fmt.Errorf("%w: %w", ErrTokenizer, err)
 	}
 	return &textTokenizer{use: u, maxTokens: maxTokens}, nil
 }
@@ -58,11 +58,11 @@ type tokenized struct {
 func loadTokenizer(path string) (tk *tokenizer.Tokenizer, ownCap int, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: reading %s: %v", ErrTokenizer, path, err)
+		return nil, 0, fmt.Errorf("%w: reading %s: %w", ErrTokenizer, path, err)
 	}
 	var cfg map[string]any
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, 0, fmt.Errorf("%w: parsing %s: %v (a truncated download? re-run scripts/setup)", ErrTokenizer, path, err)
+		return nil, 0, fmt.Errorf("%w: parsing %s: %w (a truncated download? re-run scripts/setup)", ErrTokenizer, path, err)
 	}
 	if tr, ok := cfg["truncation"].(map[string]any); ok {
 		if n, ok := tr["max_length"].(float64); ok && n > 0 {
@@ -73,7 +73,7 @@ func loadTokenizer(path string) (tk *tokenizer.Tokenizer, ownCap int, err error)
 	cfg["padding"] = nil
 	clean, err := json.Marshal(cfg)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: re-encoding %s: %v", ErrTokenizer, path, err)
+		return nil, 0, fmt.Errorf("%w: re-encoding %s: %w", ErrTokenizer, path, err)
 	}
 	// sugarme/tokenizer panics (type assertions) on some unexpected configs;
 	// turn that into an error naming the file.
@@ -84,7 +84,7 @@ func loadTokenizer(path string) (tk *tokenizer.Tokenizer, ownCap int, err error)
 	}()
 	tk, err = pretrained.FromReader(bytes.NewReader(clean))
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: loading %s: %v", ErrTokenizer, path, err)
+		return nil, 0, fmt.Errorf("%w: loading %s: %w", ErrTokenizer, path, err)
 	}
 	return tk, ownCap, nil
 }
@@ -149,7 +149,7 @@ func (t *textTokenizer) encodeHF(s string) (out tokenized, err error) {
 	}()
 	enc, err := t.tk.EncodeSingle(s, t.addSpecial)
 	if err != nil {
-		return tokenized{}, fmt.Errorf("%w: tokenizing a %d-byte string: %v", ErrTokenizer, len(s), err)
+		return tokenized{}, fmt.Errorf("%w: tokenizing a %d-byte string: %w", ErrTokenizer, len(s), err)
 	}
 	n := min(len(enc.Ids), t.maxTokens)
 	out.ids = make([]int64, n)

@@ -59,7 +59,7 @@ func parseAnswer(content string) (Answer, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
-		return Answer{}, fmt.Errorf("the answer is not the JSON object asked for: %v", err)
+		return Answer{}, fmt.Errorf("the answer is not the JSON object asked for: %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Answer{}, errors.New("the answer has more text after the JSON object")

@@ -179,7 +179,7 @@ func (j *Judge) ask(ctx context.Context, c Comparison) (Answer, error) {
 		if perr == nil {
 			return a, nil
 		}
-		problem = fmt.Errorf("%w (attempt %d of 2: %v; answer %q)", ErrMalformedAnswer, attempt+1, perr, clip(j.redact(content), 120))
+		problem = fmt.Errorf("%w (attempt %d of 2: %w; answer %q)", ErrMalformedAnswer, attempt+1, perr, clip(j.redact(content), 120))
 		msgs = append(msgs, message{Role: "assistant", Content: content}, message{Role: "user", Content: repairPrompt(perr.Error())})
 	}
 	return Answer{}, problem

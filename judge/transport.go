@@ -144,7 +144,7 @@ func (j *Judge) post(ctx context.Context, body []byte) *exchange {
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, j.url, bytes.NewReader(body))
 	if err != nil {
-		x.err = fmt.Errorf("building the request: %v", unwrapURLError(err))
+		x.err = fmt.Errorf("building the request: %w", unwrapURLError(err))
 		return x
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -171,7 +171,7 @@ func (j *Judge) post(ctx context.Context, body []byte) *exchange {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			x.err = fmt.Errorf("no complete answer within %v (--judge-timeout)", j.o.Timeout)
 		} else {
-			x.err = fmt.Errorf("reading the response: %v", unwrapURLError(err))
+			x.err = fmt.Errorf("reading the response: %w", unwrapURLError(err))
 		}
 		return x
 	}
@@ -180,7 +180,7 @@ func (j *Judge) post(ctx context.Context, body []byte) *exchange {
 		return x
 	}
 	if err := json.Unmarshal(data, &x.resp); err != nil {
-		x.err = fmt.Errorf("HTTP 200 but the body is not a chat completion: %v", err)
+		x.err = fmt.Errorf("HTTP 200 but the body is not a chat completion: %w", err)
 	} else if len(x.resp.Choices) == 0 {
 		x.err = errors.New("HTTP 200 but the completion has no choices")
 	}

@@ -52,7 +52,7 @@ func ParseShard(s string) (Shard, error) {
 	idx, err1 := strconv.Atoi(strings.TrimSpace(i))
 	cnt, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if err := errors.Join(err1, err2); err != nil {
-		return Shard{}, fmt.Errorf("%w: shard %q: want INDEX/COUNT, e.g. 0/4: %v", ErrBadShard, s, err)
+		return Shard{}, fmt.Errorf("%w: shard %q: want INDEX/COUNT, e.g. 0/4: %w", ErrBadShard, s, err)
 	}
 	if cnt < 1 {
 		return Shard{}, fmt.Errorf("%w: shard %q: the count must be at least 1", ErrBadShard, s)

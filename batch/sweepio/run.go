@@ -355,7 +355,7 @@ func findField(t *turnView, key string) (rundir.FieldScoreRow, bool) {
 func parseFieldLabels(s string) ([]*labelEntry, error) {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %v", err)
+		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -376,7 +376,7 @@ func parseFieldLabels(s string) ([]*labelEntry, error) {
 		case string:
 			l, err := parseLabel(v)
 			if err != nil {
-				return nil, fmt.Errorf("field %q: %v", k, err)
+				return nil, fmt.Errorf("field %q: %w", k, err)
 			}
 			e.hasLabel, e.label = true, l
 		case nil:

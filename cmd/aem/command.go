@@ -156,7 +156,7 @@ func applyEnvDefaults(fs *flag.FlagSet, getenv func(string) string) error {
 		}
 		if v := getenv(envName(f.Name)); v != "" {
 			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("environment variable %s=%q: %v", envName(f.Name), v, e)
+				err = fmt.Errorf("environment variable %s=%q: %w", envName(f.Name), v, e)
 			}
 		}
 	})

@@ -140,7 +140,7 @@ func newton(z [][]float64, y []bool, lambda float64) ([]float64, error) {
 		}
 		step := mat.NewVecDense(k, nil)
 		if err := chol.SolveVecTo(step, mat.NewVecDense(k, g)); err != nil {
-			return nil, fmt.Errorf("%w: solving the Newton step: %v", ErrFit, err)
+			return nil, fmt.Errorf("%w: solving the Newton step: %w", ErrFit, err)
 		}
 		next := make([]float64, k)
 		for scale := 1.0; ; scale /= 2 {

@@ -340,7 +340,7 @@ func fields(b []byte, f func(num protowire.Number, typ protowire.Type, v uint64,
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return fmt.Errorf("%w: %v", errMalformed, protowire.ParseError(n))
+			return fmt.Errorf("%w: %w", errMalformed, protowire.ParseError(n))
 		}
 		b = b[n:]
 		var v uint64
@@ -360,7 +360,7 @@ func fields(b []byte, f func(num protowire.Number, typ protowire.Type, v uint64,
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
 		if n < 0 {
-			return fmt.Errorf("%w: field %d: %v", errMalformed, num, protowire.ParseError(n))
+			return fmt.Errorf("%w: field %d: %w", errMalformed, num, protowire.ParseError(n))
 		}
 		b = b[n:]
 		if err := f(num, typ, v, p); err != nil {
@@ -387,7 +387,7 @@ func repeated(typ protowire.Type, v uint64, p []byte, fixed32 bool, add func(uin
 			x, n = protowire.ConsumeVarint(p)
 		}
 		if n < 0 {
-			return fmt.Errorf("%w: packed field: %v", errMalformed, protowire.ParseError(n))
+			return fmt.Errorf("%w: packed field: %w", errMalformed, protowire.ParseError(n))
 		}
 		add(x)
 		p = p[n:]
