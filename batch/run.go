@@ -207,14 +207,19 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 		// the checkpoint stays, so --resume replays it and finishes.
 		return nil, errors.Join(err, rundir.RemoveOutputs(outDir))
 	}
-	if err := os.RemoveAll(st.ckptDir); err != nil {
-		return nil, fmt.Errorf("removing checkpoint: %w", err)
-	}
-	if err := safefile.SyncDir(outDir); err != nil {
-		return nil, err
-	}
 	if outLoc.Remote() {
+		// The staged directory keeps its checkpoint until the upload is
+		// done, so a run interrupted while uploading resumes by replaying
+		// it (--resume) instead of scoring everything again. Publish
+		// removes the staged directory, checkpoint included.
 		if err := rundir.Publish(ctx, o.URLMux, outLoc, outDir); err != nil {
+			return nil, fmt.Errorf("publishing the run to %s: %w", o.OutDir, err)
+		}
+	} else {
+		if err := os.RemoveAll(st.ckptDir); err != nil {
+			return nil, fmt.Errorf("removing checkpoint: %w", err)
+		}
+		if err := safefile.SyncDir(outDir); err != nil {
 			return nil, err
 		}
 	}

@@ -69,13 +69,13 @@ func Open(ctx context.Context, loc string, opts OpenOptions) (*Run, error) {
 	if !l.Remote() {
 		info, err := os.Stat(l.Local)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, notRun(loc, "no such directory", err)
+			return nil, notRun(loc, "not a run directory: it does not exist", err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("opening run %s: %w", loc, err)
 		}
 		if !info.IsDir() {
-			return nil, notRun(loc, "not a directory", nil)
+			return nil, notRun(loc, "not a run directory: a file, not a directory", nil)
 		}
 	}
 	local, cleanup, err := location.FetchDir(ctx, opts.URLMux, l, opts.WorkDir, []string{SummaryFile, TurnsFile, DialogsFile, OrdinalsFile})

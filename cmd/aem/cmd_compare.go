@@ -89,7 +89,7 @@ EXAMPLES
 				return usagef(c, "compare needs a base run and at least one candidate run, got %d", len(args))
 			}
 			if err := o.options().Validate(); err != nil {
-				return usagef(c, "%v", err)
+				return usagef(c, "%w", err)
 			}
 			return runCompare(ctx, env, o, args)
 		}

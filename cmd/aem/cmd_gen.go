@@ -60,7 +60,7 @@ EXAMPLES
 					return usagef(lookup("gen"), "--dialogs must be at least 1")
 				}
 				if err := o.cfg.Validate(); err != nil {
-					return usagef(lookup("gen"), "%v", err)
+					return usagef(lookup("gen"), "%w", err)
 				}
 				return runGen(ctx, env, o)
 			}

@@ -139,7 +139,7 @@ EXAMPLES
 			}
 			opts, err := o.calibration()
 			if err != nil {
-				return usagef(c, "%v", err)
+				return usagef(c, "%w", err)
 			}
 			return runSweep(ctx, env, o, opts, args)
 		}

@@ -62,17 +62,23 @@ func lookup(name string) *Command {
 	return nil
 }
 
-// usageError is a mistake in how aem was called; it exits 2 and prints the
-// command's usage.
+// usageError is a mistake in how aem was called (a missing argument, an
+// unknown flag, a flag value that is not usable); it exits 2 and prints the
+// command's usage. It keeps the error it came from, if any.
 type usageError struct {
 	cmd *Command
 	msg string
+	err error
 }
 
 func (e *usageError) Error() string { return e.msg }
 
+func (e *usageError) Unwrap() error { return e.err }
+
+// usagef formats a usage error; %w keeps the cause reachable.
 func usagef(cmd *Command, format string, args ...any) error {
-	return &usageError{cmd: cmd, msg: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	return &usageError{cmd: cmd, msg: err.Error(), err: err}
 }
 
 // dispatch runs the subcommand named by args[0].
@@ -106,12 +112,17 @@ func runCommand(ctx context.Context, env *Env, cmd *Command, args []string) erro
 		return nil
 	}
 	if err != nil {
-		return usagef(cmd, "%v", err)
+		return usagef(cmd, "%w", err)
 	}
 	if err := applyEnvDefaults(fs, env.Getenv); err != nil {
-		return usagef(cmd, "%v", err)
+		return usagef(cmd, "%w", err)
 	}
-	return run(ctx, positional)
+	err = run(ctx, positional)
+	var ue *usageError
+	if err != nil && !errors.As(err, &ue) && isFlagValue(err) {
+		return &usageError{cmd: cmd, msg: err.Error(), err: err}
+	}
+	return err
 }
 
 // parseInterspersed parses flags wherever they stand among the positional
@@ -198,11 +209,13 @@ Every flag can also be set by an environment variable: --ort-lib by AEM_ORT_LIB.
 `+installRootHelp+`
 
 EXIT STATUS
-	0 success; 1 error; 2 usage error; 3 invalid input rows;
-	4 regression found (compare --fail-on-regression); 5 calibration no
-	better than a trivial rule (sweep, without --accept-weak); 6 stopped
-	at the judge budget (--judge-max-calls, --judge-max-tokens; resumable
-	with --resume); 130 interrupted.
+	0 success; 1 error; 2 usage error (also a flag value that cannot be
+	used); 3 invalid input (a bad row, column or file, or an incomplete
+	run directory); 4 regression found (compare --fail-on-regression);
+	5 calibration no better than a trivial rule (sweep, without
+	--accept-weak); 6 stopped at the judge budget (--judge-max-calls,
+	--judge-max-tokens; resumable with --resume); 130 interrupted (rerun
+	with --resume).
 `)
 }
 

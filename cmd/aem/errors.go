@@ -3,11 +3,39 @@ package main
 import (
 	"errors"
 
+	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/embed"
+	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/compare"
 	"github.com/aem-dev/aem/metrics/sweep"
 )
+
+// errFlagValue marks an error caused by the value of a flag that parsed but
+// cannot be used (--threshold 2): a usage error, exit status 2. Wrap such
+// errors with it where flag values are resolved into settings.
+var errFlagValue = errors.New("invalid flag value")
+
+// isFlagValue reports whether err is about the value of a flag rather than
+// about input data or the environment: errFlagValue, or the options
+// sentinel of a package the flags configure. runCommand turns such errors
+// into usage errors, whichever command returns them. An error about the
+// content of an input file (badinput.ErrInvalid) is never one.
+func isFlagValue(err error) bool {
+	if errors.Is(err, badinput.ErrInvalid) {
+		return false
+	}
+	for _, s := range []error{errFlagValue, batch.ErrInvalidOptions, golden.ErrBadMapping, rundir.ErrBadShard,
+		compare.ErrInvalidOptions, embed.ErrInvalidOptions, judge.ErrInvalidOptions} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // errorStatus maps an error that is not a usage error or an interruption
 // to its exit status.

@@ -68,7 +68,7 @@ func (o metricOptions) metric() (*metrics.Metric, *thresholds.File, error) {
 		m, err = metrics.New(cfg)
 	}
 	if err != nil {
-		return nil, nil, &usageError{msg: err.Error()}
+		return nil, nil, fmt.Errorf("%w: %w", errFlagValue, err) // a usage error (runCommand)
 	}
 	return m, file, nil
 }

@@ -1,19 +1,27 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets the txtar scripts under testdata/script run `aem` as a
-// command, in process, the way a user would.
+// TestMain lets the txtar scripts under testdata/script (and the
+// exit-status tests) run `aem` as a command, in a process of its own, the
+// way a user would: the test binary, copied under the name aem, runs Main
+// (with the test-only slowfile:// object store, blobtest_test.go).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"aem": func() { os.Exit(Main()) },
+		"aem": func() {
+			registerTestBuckets()
+			os.Exit(Main())
+		},
 	})
 }
 
@@ -32,6 +40,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("AEM_HOME", filepath.Join(repo, ".aem"))
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitCode,
+		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "model":
@@ -42,4 +53,29 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
+}
+
+// cmdExitCode is the script command "exitcode STATUS PROG [ARGS...]": it
+// runs PROG like exec (stdout and stderr are then checked as usual) and
+// fails unless PROG exits with exactly STATUS. `! exec` accepts any
+// failure; the exit statuses are part of aem's interface.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode STATUS PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: status %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: running %s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
 }
