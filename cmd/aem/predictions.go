@@ -88,11 +88,11 @@ func (o *predictionOptions) alignOptions() (align.Options, error) {
 func (o *predictionOptions) open(ctx context.Context, cmd *Command) (*predictions.Store, align.Options, error) {
 	format, err := predictions.ParseFormat(o.format)
 	if err != nil {
-		return nil, align.Options{}, usagef(cmd, "%v", err)
+		return nil, align.Options{}, usagef(cmd, "%w", err)
 	}
 	ao, err := o.alignOptions()
 	if err != nil {
-		return nil, align.Options{}, usagef(cmd, "%v", err)
+		return nil, align.Options{}, usagef(cmd, "%w", err)
 	}
 	st, err := predictions.Open(ctx, o.path, predictions.Options{Format: format, TempDir: o.tempDir})
 	return st, ao, err
