@@ -55,8 +55,8 @@ func TestMetricOptionsConfig(t *testing.T) {
 			tt.mod(&o)
 			m, file, err := o.metric()
 			if tt.wantErr != "" {
-				var ue *usageError
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || errors.As(err, &ue) != tt.usage || errors.Is(err, thresholds.ErrInvalid) != tt.invalid {
+				// isFlagValue: runCommand turns the error into a usage error (exit 2).
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || isFlagValue(err) != tt.usage || errors.Is(err, thresholds.ErrInvalid) != tt.invalid {
 					t.Fatalf("err = %v (%T), want one containing %q, usage %v, invalid %v", err, err, tt.wantErr, tt.usage, tt.invalid)
 				}
 				return
