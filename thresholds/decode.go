@@ -20,7 +20,8 @@ import (
 // depth); a missing, non-integer or unknown version (newer than Version
 // included); a value of the wrong type; a threshold that is not a number
 // in [-1, 1]; a sub-metric, type or field key the metric does not know;
-// an embedding_model without id or with a malformed sha256.
+// an embedding_model without id or with a malformed sha256; a judge_band
+// missing a bound, out of range or with low above high.
 func Decode(name string, data []byte) (File, error) {
 	top, err := checkJSON(name, data)
 	if err != nil {
@@ -81,6 +82,12 @@ func (f *File) problems() []problem {
 	for _, p := range t.Problems() {
 		out = append(out, problem{p.Key, p.Problem, p.Fix})
 	}
+	if b := f.JudgeBand; b != nil {
+		out = append(out, bandProblems("judge_band", b.Low, b.High, -1, "a similarity")...)
+		if c := b.Composite; c != nil {
+			out = append(out, bandProblems("judge_band.composite", c.Low, c.High, 0, "a probability")...)
+		}
+	}
 	if m := f.EmbeddingModel; m != nil {
 		if m.ID == "" {
 			out = append(out, problem{"embedding_model.id", "empty", `name the model, e.g. "use-lite", as the scorer ID embed:<id>@sha256:<sha256> gives it`})
@@ -93,6 +100,25 @@ func (f *File) problems() []problem {
 }
 
 type problem struct{ Key, Problem, Fix string }
+
+// bandProblems checks an uncertain band at key: both bounds in [min, 1],
+// low not above high.
+func bandProblems(key string, low, high, min float64, what string) []problem {
+	var out []problem
+	fix := fmt.Sprintf("give %s between %g and 1, e.g. {\"low\": 0.35, \"high\": 0.8}", what, min)
+	for _, b := range []struct {
+		name string
+		v    float64
+	}{{"low", low}, {"high", high}} {
+		if b.v < min || b.v > 1 {
+			out = append(out, problem{key + "." + b.name, fmt.Sprintf("%v is not in [%g, 1]", b.v, min), fix})
+		}
+	}
+	if len(out) == 0 && low > high {
+		out = append(out, problem{key, fmt.Sprintf("low %v is above high %v", low, high), "swap them: the band runs from low to high, bounds included"})
+	}
+	return out
+}
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
@@ -130,7 +156,7 @@ type walker struct {
 // struct (keys: its json tags; at the top level any key, checked later
 // by version), a map (any key) or nil (any value).
 func (w *walker) object(t reflect.Type, path string) error {
-	fields, names := jsonFields(t)
+	fields, names, required := jsonFields(t)
 	seen := map[string]bool{}
 	for w.dec.More() {
 		tok, err := w.dec.Token()
@@ -164,6 +190,11 @@ func (w *walker) object(t reflect.Type, path string) error {
 	}
 	if _, err := w.dec.Token(); err != nil { // '}'
 		return refuse(w.name, path, "not valid JSON", exampleFix, err)
+	}
+	for _, k := range required {
+		if !seen[k] {
+			return refuse(w.name, join(path, k), "missing", fmt.Sprintf("give %s (the object needs %s)", k, strings.Join(required, " and ")), nil)
+		}
 	}
 	return nil
 }
@@ -214,21 +245,24 @@ func (w *walker) value(t reflect.Type, path string) error {
 }
 
 // jsonFields maps a struct's json tags to their field types; the names in
-// field order. Nil for anything but a struct.
-func jsonFields(t reflect.Type) (map[string]reflect.Type, []string) {
+// field order, and those whose tag says ",required". Nil for anything but
+// a struct.
+func jsonFields(t reflect.Type) (fields map[string]reflect.Type, names, required []string) {
 	if t == nil || t.Kind() != reflect.Struct {
-		return nil, nil
+		return nil, nil, nil
 	}
-	fields := map[string]reflect.Type{}
-	var names []string
+	fields = map[string]reflect.Type{}
 	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		tag, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 		if tag != "" && tag != "-" {
 			fields[tag] = t.Field(i).Type
 			names = append(names, tag)
+			if slices.Contains(strings.Split(opts, ","), "required") {
+				required = append(required, tag)
+			}
 		}
 	}
-	return fields, names
+	return fields, names, required
 }
 
 // jsonKind names the kind of value a token starts, in kindOf's words.

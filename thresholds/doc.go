@@ -12,14 +12,22 @@
 //	 "types": {"string": 0.8},
 //	 "fields": {"sales_db.aggregate.metric": 0.85},
 //	 "embedding_model": {"id": "use-lite", "sha256": "..."},
+//	 "judge_band": {"low": 0.35, "high": 0.8, "composite": {"low": 0.2, "high": 0.8}},
 //	 "source": "aem sweep out/run (objective f1)"}
+//
+// judge_band is where --scorer embed+judge asks its judge: the similarity
+// scores from low to high, bounds included, and, under "composite", the
+// fitted composite's probabilities (optional). The metric does not read
+// it; aem run gives it to the scorer.
 //
 // Every threshold is a number in [-1, 1]; 0 is a threshold like any
 // other. Decode refuses, naming the key and the fix: anything but one JSON
 // object, a duplicate key, a null, a key the version does not know (at any
 // depth), a missing or unknown version (a newer one included), a value of
 // the wrong type, a number out of range or not finite, an unknown
-// sub-metric or schema type, a field key that is not tool.action.param[...].
+// sub-metric or schema type, a field key that is not tool.action.param[...],
+// a judge_band missing a bound, out of range ([-1, 1] for the similarity,
+// [0, 1] for the composite's probability) or with low above high.
 // The value rules are metrics.Thresholds.Problems, so a file and a
 // programmatic configuration are held to the same ones.
 //
@@ -30,7 +38,7 @@
 // has none, and the file's otherwise. CheckScorer refuses a file fitted
 // with another embedding model than the run's.
 //
-// Extension points: the fitted composite scorer (issue #11, key
-// "composite") and the judge's uncertainty band (#13, "judge_band") are
-// fields of File added by their owners; see File for the steps.
+// Extension point: the fitted composite scorer (issue #11, key
+// "composite") is a field of File added by its owner; see File for the
+// steps.
 package thresholds

@@ -12,11 +12,12 @@ const FileName = "thresholds.json"
 
 // File is thresholds.json. Decode fills it strictly; Write writes it.
 //
-// Adding a key (for example "composite", issue #11, or "judge_band", #13):
-// add a field with its json tag here, add the key to keysOf for the
-// versions that allow it, check its values in (*File).problems, and, when
-// the metric uses it, carry it into metrics.Thresholds in Lookup. Unknown
-// keys inside a new nested object are refused with no further code.
+// Adding a key (for example "composite", issue #11): add a field with its
+// json tag here, add the key to keysOf for the versions that allow it,
+// check its values in (*File).problems, and, when the metric uses it,
+// carry it into metrics.Thresholds in Lookup. Unknown keys inside a new
+// nested object are refused with no further code, and so is a missing key
+// whose json tag says ",required" (encoding/json ignores the option).
 type File struct {
 	Version int `json:"version"`
 	// Threshold is the global threshold; nil when the file leaves it to
@@ -32,8 +33,31 @@ type File struct {
 	// Model is version 1's informative scorer ID; version 2 writes
 	// EmbeddingModel instead.
 	Model string `json:"model,omitempty"`
+	// JudgeBand is the uncertain band of --scorer embed+judge (version 2;
+	// issue #13): the judge is asked about the comparisons whose first
+	// score lies in it. aem sweep writes the band it finds; --judge-band
+	// overrides it. The metric does not use it (Lookup leaves it out).
+	JudgeBand *JudgeBand `json:"judge_band,omitempty"`
 	// Source says where the values came from (informative).
 	Source string `json:"source,omitempty"`
+}
+
+// JudgeBand is "judge_band": the uncertain band of the similarity (an
+// embedding cosine, in [-1, 1]), bounds included, and, when the file's
+// comparisons may be decided by a fitted composite, the band of the
+// composite's probability (in [0, 1]).
+type JudgeBand struct {
+	Low  float64 `json:"low,required"`
+	High float64 `json:"high,required"`
+	// Composite is the band of a fitted composite's probability; nil
+	// leaves the default.
+	Composite *Band `json:"composite,omitempty"`
+}
+
+// Band is an uncertain band of probabilities, bounds included.
+type Band struct {
+	Low  float64 `json:"low,required"`
+	High float64 `json:"high,required"`
 }
 
 // Model names the scorer thresholds were fitted with: the embedding
@@ -51,7 +75,7 @@ func keysOf(version int) []string {
 	case 1:
 		return []string{"version", "threshold", "sub_metrics", "fields", "model", "source"}
 	case 2:
-		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "source"}
+		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "judge_band", "source"}
 	}
 	return nil
 }

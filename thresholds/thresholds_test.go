@@ -42,6 +42,9 @@ func TestDecodeAccepts(t *testing.T) {
 			File{Version: 2, Threshold: ptr(-1), Fields: map[string]float64{"a.b.c": 1}}},
 		{"no global", `{"version": 2, "fields": {"a.b.c": 0.9}}`, File{Version: 2, Fields: map[string]float64{"a.b.c": 0.9}}},
 		{"model without sha256", `{"version": 2, "embedding_model": {"id": "lexical"}}`, File{Version: 2, EmbeddingModel: &Model{ID: "lexical"}}},
+		{"judge band", `{"version": 2, "judge_band": {"low": 0.35, "high": 0.8}}`, File{Version: 2, JudgeBand: &JudgeBand{Low: 0.35, High: 0.8}}},
+		{"judge band with a composite band, one point wide", `{"version": 2, "judge_band": {"high": 0, "low": -1, "composite": {"low": 0.5, "high": 0.5}}}`,
+			File{Version: 2, JudgeBand: &JudgeBand{Low: -1, High: 0, Composite: &Band{Low: 0.5, High: 0.5}}}},
 		{"version 1 as aem sweep wrote it", string(readFile(t, "testdata/v1-sweep.json")), File{Version: 1, Threshold: ptr(0.6232),
 			SubMetrics: map[string]float64{"truthfulness.values": 0.7125}, Fields: map[string]float64{"crm.find.city": 0.8},
 			Model: "embed:use-lite@sha256:" + sha, Source: "aem sweep out/run (objective f1)"}},
@@ -106,7 +109,18 @@ func TestDecodeRefuses(t *testing.T) {
 		{"unknown key", `{"version": 2, "treshold": 0.5}`, "treshold", "unknown key", "threshold"},
 		{"v2 key in a v1 file", `{"version": 1, "types": {"string": 0.8}}`, "types", "unknown key in a version 1 file", "sub_metrics"},
 		{"v1 key in a v2 file", `{"version": 2, "model": "embed:x"}`, "model", "unknown key in a version 2 file", "embedding_model"},
-		{"extension not yet known", `{"version": 2, "judge_band": {"low": 0.3, "high": 0.8}}`, "judge_band", "unknown key", "remove it"},
+		{"judge band in a v1 file", `{"version": 1, "judge_band": {"low": 0.3, "high": 0.8}}`, "judge_band", "unknown key in a version 1 file", "remove it"},
+		{"judge band without high", `{"version": 2, "judge_band": {"low": 0.3}}`, "judge_band.high", "missing", "give high (the object needs low and high)"},
+		{"judge band empty", `{"version": 2, "judge_band": {}}`, "judge_band.low", "missing", "low and high"},
+		{"composite band without low", `{"version": 2, "judge_band": {"low": 0.3, "high": 0.8, "composite": {"high": 0.8}}}`, "judge_band.composite.low", "missing", "give low"},
+		{"judge band unknown key", `{"version": 2, "judge_band": {"low": 0.3, "high": 0.8, "mid": 0.5}}`, "judge_band.mid", "unknown key", "low, high, composite"},
+		{"judge band as a string", `{"version": 2, "judge_band": "0.35:0.8"}`, "judge_band", "a string where an object belongs", "write an object"},
+		{"judge band bound null", `{"version": 2, "judge_band": {"low": null, "high": 0.8}}`, "judge_band.low", "null", "leave the key out"},
+		{"judge band below -1", `{"version": 2, "judge_band": {"low": -1.5, "high": 0.8}}`, "judge_band.low", "-1.5 is not in [-1, 1]", "a similarity between -1 and 1"},
+		{"judge band above 1", `{"version": 2, "judge_band": {"low": 0.3, "high": 1.2}}`, "judge_band.high", "1.2 is not in [-1, 1]", "a similarity"},
+		{"judge band reversed", `{"version": 2, "judge_band": {"low": 0.8, "high": 0.35}}`, "judge_band", "low 0.8 is above high 0.35", "swap them"},
+		{"composite band below 0", `{"version": 2, "judge_band": {"low": 0.3, "high": 0.8, "composite": {"low": -0.1, "high": 0.8}}}`, "judge_band.composite.low", "-0.1 is not in [0, 1]", "a probability between 0 and 1"},
+		{"composite band reversed", `{"version": 2, "judge_band": {"low": 0.3, "high": 0.8, "composite": {"low": 0.9, "high": 0.1}}}`, "judge_band.composite", "above high", "swap them"},
 		{"unknown nested key", `{"version": 2, "embedding_model": {"id": "use-lite", "sha": "x"}}`, "embedding_model.sha", "unknown key", "id, sha256"},
 		{"threshold as string", `{"version": 2, "threshold": "0.5"}`, "threshold", "a string where a number belongs", "write a number"},
 		{"threshold too big to read", `{"version": 2, "threshold": 1e400}`, "threshold", "1e400 is not a finite number", "write a number"},
@@ -166,6 +180,8 @@ func TestRoundTrip(t *testing.T) {
 			Types: map[string]float64{"string": 0.8}, Fields: map[string]float64{"t.a.p": -0.25, "t.a.p.sub[1]": 1},
 			EmbeddingModel: &Model{ID: "use-lite", SHA256: sha}, Source: "aem sweep out (objective f1)"},
 		{Version: 2, Fields: map[string]float64{"t.a.p": 0.9}},
+		{Version: 2, Threshold: ptr(0.6), JudgeBand: &JudgeBand{Low: 0.41, High: 0.77, Composite: &Band{Low: 0.2, High: 0.8}}},
+		{Version: 2, JudgeBand: &JudgeBand{Low: 0, High: 0}},
 		{Version: 1, Threshold: ptr(0.6), Model: "lexical", Source: "by hand"},
 		New(metrics.Thresholds{Threshold: 0.55, SubMetrics: map[string]float64{"completeness.response": 0}, Source: "s"}, "embed:use-lite@sha256:"+sha),
 	} {
@@ -190,6 +206,8 @@ func TestEncodeRefuses(t *testing.T) {
 		{Version: 2, Threshold: ptr(1.5)}, // out of range
 		{Version: 2, Model: "lexical"},    // a v1 key
 		{Version: 1, Types: map[string]float64{"string": 0.5}},
+		{Version: 1, JudgeBand: &JudgeBand{Low: 0.3, High: 0.8}},
+		{Version: 2, JudgeBand: &JudgeBand{Low: 0.9, High: 0.8}},
 	} {
 		if b, err := Encode(f); err == nil {
 			t.Errorf("Encode(%+v) = %s, want an error", f, b)
