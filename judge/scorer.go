@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/composite"
 )
 
 // Band is the uncertain band of the first scorer's scores, bounds
@@ -21,9 +22,49 @@ type Band struct{ Low, High float64 }
 // (revenue/profit 0.66, NYC/New York City 0.80 with USE-lite).
 var DefaultBand = Band{Low: 0.35, High: 0.8}
 
+// DefaultProbabilityBand is the band of a fitted composite's probability
+// when none is given: where the composite is less than 80% sure either
+// way. A composite's probability is calibrated on human labels, so the
+// same band means the same uncertainty whatever the model (aem sweep
+// --fit measures it on held-out labels).
+var DefaultProbabilityBand = Band{Low: 0.2, High: 0.8}
+
 // EveryScore is the band of `--scorer judge`: every comparison goes to
 // the judge.
 var EveryScore = Band{Low: math.Inf(-1), High: math.Inf(1)}
+
+// Bands are an Escalation's uncertain bands, one per scale of the first
+// scorer's score: Similarity for a similarity (an embedding cosine, a
+// lexical score), Probability for a fitted composite's probability (the
+// comparisons the first scorer answers with By metrics.ByComposite).
+type Bands struct {
+	Similarity Band
+	// Probability is set when the first scorer may answer with a fitted
+	// composite's probability; nil otherwise (a probability would then
+	// meet DefaultProbabilityBand).
+	Probability *Band
+}
+
+// For is the band for a first score decided by by.
+func (b Bands) For(by string) Band {
+	if by != composite.ByComposite {
+		return b.Similarity
+	}
+	if b.Probability == nil {
+		return DefaultProbabilityBand
+	}
+	return *b.Probability
+}
+
+// String is "0.35:0.8", "0.35:0.8 composite 0.2:0.8" with a probability
+// band, "all" when every score is in.
+func (b Bands) String() string {
+	s := b.Similarity.String()
+	if b.Probability == nil || *b.Probability == EveryScore && b.Similarity == EveryScore {
+		return s
+	}
+	return s + " composite " + b.Probability.String()
+}
 
 // Contains reports whether score lies in the band.
 func (b Band) Contains(score float64) bool { return score >= b.Low && score <= b.High }
@@ -36,22 +77,29 @@ func (b Band) String() string {
 	return strconv.FormatFloat(b.Low, 'g', -1, 64) + ":" + strconv.FormatFloat(b.High, 'g', -1, 64)
 }
 
-// ParseBand reads "LOW:HIGH" (two scores in [-1, 1], LOW <= HIGH) or "all".
-func ParseBand(s string) (Band, error) {
+// ParseBand reads a similarity band: "LOW:HIGH" (two scores in [-1, 1],
+// LOW <= HIGH) or "all".
+func ParseBand(s string) (Band, error) { return parseBand(s, -1, "0.35:0.8") }
+
+// ParseProbabilityBand reads a band of a composite's probability:
+// "LOW:HIGH" (in [0, 1], LOW <= HIGH) or "all".
+func ParseProbabilityBand(s string) (Band, error) { return parseBand(s, 0, "0.2:0.8") }
+
+func parseBand(s string, min float64, example string) (Band, error) {
 	if s == "all" {
 		return EveryScore, nil
 	}
 	lo, hi, ok := strings.Cut(s, ":")
 	if !ok {
-		return Band{}, fmt.Errorf("judge band %q: write LOW:HIGH, for example 0.35:0.8", s)
+		return Band{}, fmt.Errorf("judge band %q: write LOW:HIGH, for example %s", s, example)
 	}
 	l, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
 	h, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
 	switch {
 	case err1 != nil || err2 != nil:
-		return Band{}, fmt.Errorf("judge band %q: LOW and HIGH must be numbers, for example 0.35:0.8", s)
-	case l < -1 || h > 1 || math.IsNaN(l) || math.IsNaN(h):
-		return Band{}, fmt.Errorf("judge band %q: the bounds must lie in [-1, 1]", s)
+		return Band{}, fmt.Errorf("judge band %q: LOW and HIGH must be numbers, for example %s", s, example)
+	case l < min || h > 1 || math.IsNaN(l) || math.IsNaN(h):
+		return Band{}, fmt.Errorf("judge band %q: the bounds must lie in [%g, 1]", s, min)
 	case l > h:
 		return Band{}, fmt.Errorf("judge band %q: LOW is above HIGH", s)
 	}
@@ -59,17 +107,19 @@ func ParseBand(s string) (Band, error) {
 }
 
 // Escalation is a metrics.Scorer that scores every comparison with a first
-// scorer (the embedding) and asks the judge about those whose score lies
-// in the band; the judge's answer decides them (metrics.ByJudge, its score,
-// its reason) and the first score is kept (Similarity.Judge.FirstScore). A
-// judge error leaves the first scorer's decision, with the error recorded. With
-// EveryScore every comparison goes to the judge, and the first scorer's
-// score is still there for the side-by-side calibration and as the
-// fallback. It is safe for concurrent use.
+// scorer (the embedding, or fitted composites over it) and asks the judge
+// about those whose score lies in the band for its scale (Bands.For: a
+// similarity or a composite's probability); the judge's answer decides
+// them (metrics.ByJudge, its score, its reason) and the first score is
+// kept (Similarity.Judge.FirstScore). A judge error leaves the first
+// scorer's decision, with the error recorded. With EveryScore every
+// comparison goes to the judge, and the first scorer's score is still
+// there for the side-by-side calibration and as the fallback. It is safe
+// for concurrent use.
 type Escalation struct {
 	first metrics.Scorer
 	judge *Judge
-	band  Band
+	bands Bands
 
 	comparisons, escalated, judgeErrors atomic.Int64
 }
@@ -77,15 +127,15 @@ type Escalation struct {
 var _ metrics.Scorer = (*Escalation)(nil)
 
 // NewEscalation returns an Escalation over first and j. It owns neither.
-func NewEscalation(first metrics.Scorer, j *Judge, band Band) *Escalation {
-	return &Escalation{first: first, judge: j, band: band}
+func NewEscalation(first metrics.Scorer, j *Judge, bands Bands) *Escalation {
+	return &Escalation{first: first, judge: j, bands: bands}
 }
 
-// ID names both scorers and the band, so that runs judged differently are
+// ID names both scorers and the bands, so that runs judged differently are
 // never compared as equals:
 // "embed:use-lite@sha256:…+judge:gpt-4o-mini@prompt-1[band 0.35:0.8]".
 func (e *Escalation) ID() string {
-	return e.first.ID() + "+" + e.judge.ID() + "[band " + e.band.String() + "]"
+	return e.first.ID() + "+" + e.judge.ID() + "[band " + e.bands.String() + "]"
 }
 
 // Compare implements metrics.Scorer.
@@ -100,7 +150,7 @@ func (e *Escalation) Compare(ctx context.Context, cs []metrics.Comparison) ([]me
 	var ask []Comparison
 	var at []int
 	for i, s := range out {
-		if e.band.Contains(s.Score) {
+		if e.bands.For(s.By).Contains(s.Score) {
 			c := cs[i]
 			ask = append(ask, Comparison{Kind: Kind(c.Kind), Field: c.Field, Context: c.Context, Gold: c.Gold, Predicted: c.Predicted})
 			at = append(at, i)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/aem-dev/aem/judge/judgetest"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/composite"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -36,7 +38,7 @@ func TestEscalationRoutesTheBand(t *testing.T) {
 	f.Answer("in-low", "p", judge.Answer{Equivalent: true, Score: 0.9, Reason: "Same."})
 	first := tableScorer{"below": 0.34, "in-low": 0.35, "in-mid": 0.6, "in-high": 0.8, "above": 0.81, "broken": 0.5}
 	j, _ := newTestJudge(t, f)
-	e := judge.NewEscalation(first, j, judge.DefaultBand)
+	e := judge.NewEscalation(first, j, judge.Bands{Similarity: judge.DefaultBand})
 	var cs []metrics.Comparison
 	for _, g := range []string{"below", "in-low", "in-mid", "in-high", "above"} {
 		cs = append(cs, metrics.Comparison{Kind: metrics.CompareValue, Field: "t.a.p", Context: "ctx", Gold: g, Predicted: "p"})
@@ -91,7 +93,7 @@ func TestEscalationRoutesTheBand(t *testing.T) {
 func TestEscalationEveryScoreAndBudget(t *testing.T) {
 	f := newServer(t)
 	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.MaxCalls = 2 })
-	e := judge.NewEscalation(tableScorer{"a": -1, "b": 1}, j, judge.EveryScore)
+	e := judge.NewEscalation(tableScorer{"a": -1, "b": 1}, j, judge.Bands{Similarity: judge.EveryScore})
 	got, err := e.Compare(context.Background(), []metrics.Comparison{{Kind: metrics.CompareClause, Gold: "a", Predicted: "x"}, {Kind: metrics.CompareClause, Gold: "b", Predicted: "y"}})
 	if err != nil || got[0].By != metrics.ByJudge || got[1].By != metrics.ByJudge {
 		t.Fatalf("got %+v, %v", got, err)
@@ -102,6 +104,85 @@ func TestEscalationEveryScoreAndBudget(t *testing.T) {
 	_, err = e.Compare(context.Background(), []metrics.Comparison{{Kind: metrics.CompareValue, Gold: "c", Predicted: "z"}})
 	if !errors.Is(err, judge.ErrBudget) {
 		t.Errorf("past the budget: %v, want ErrBudget", err)
+	}
+}
+
+// probScorer is a first scorer with fitted composites: gold strings
+// starting with "p" get a composite's probability, the others a cosine.
+type probScorer map[string]float64
+
+func (probScorer) ID() string { return "table" }
+
+func (t probScorer) Compare(_ context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
+	out := make([]metrics.Similarity, len(cs))
+	for i, c := range cs {
+		out[i] = metrics.Similarity{Score: t[c.Gold], By: metrics.ByEmbed}
+		if strings.HasPrefix(c.Gold, "p") {
+			cos := 0.99
+			out[i] = metrics.Similarity{Score: t[c.Gold], By: composite.ByComposite, Cosine: &cos}
+		}
+	}
+	return out, nil
+}
+
+// A composite's probability meets the probability band, a similarity the
+// similarity band, whatever the number.
+func TestEscalationRoutesByScale(t *testing.T) {
+	prob := judge.Band{Low: 0.1, High: 0.3}
+	for _, tc := range []struct {
+		name  string
+		bands judge.Bands
+		asked []string
+		id    string
+	}{
+		{"both bands", judge.Bands{Similarity: judge.Band{Low: 0.5, High: 0.9}, Probability: &prob},
+			[]string{"c-in", "p-in"}, "[band 0.5:0.9 composite 0.1:0.3]"},
+		{"default probability band", judge.Bands{Similarity: judge.Band{Low: 0.5, High: 0.9}},
+			[]string{"c-in", "p-mid"}, "[band 0.5:0.9]"},
+		{"every score", judge.Bands{Similarity: judge.EveryScore, Probability: &judge.Band{Low: math.Inf(-1), High: math.Inf(1)}},
+			[]string{"c-in", "c-out", "p-in", "p-mid", "p-out"}, "[band all]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newServer(t)
+			j, _ := newTestJudge(t, f)
+			first := probScorer{"c-in": 0.6, "c-out": 0.2, "p-in": 0.15, "p-mid": 0.6, "p-out": 0.95}
+			e := judge.NewEscalation(first, j, tc.bands)
+			var cs []metrics.Comparison
+			for _, g := range []string{"c-in", "c-out", "p-in", "p-mid", "p-out"} {
+				cs = append(cs, metrics.Comparison{Kind: metrics.CompareValue, Field: "t.a.p", Gold: g, Predicted: "x"})
+			}
+			got, err := e.Compare(context.Background(), cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var asked []string
+			for _, r := range f.Requests() {
+				g, _, err := r.Pair()
+				if err != nil {
+					t.Fatal(err)
+				}
+				asked = append(asked, g)
+			}
+			slices.Sort(asked)
+			if d := cmp.Diff(tc.asked, asked); d != "" {
+				t.Errorf("asked (-want +got):\n%s", d)
+			}
+			for i, s := range got {
+				asked := slices.Contains(tc.asked, cs[i].Gold)
+				if asked != (s.By == metrics.ByJudge) || asked != (s.Judge != nil) {
+					t.Errorf("%s: %+v", cs[i].Gold, s)
+				}
+				if s.Judge != nil && (s.Judge.FirstScore != first[cs[i].Gold] || (s.Judge.FirstBy == composite.ByComposite) != strings.HasPrefix(cs[i].Gold, "p")) {
+					t.Errorf("%s: note %+v", cs[i].Gold, s.Judge)
+				}
+				if strings.HasPrefix(cs[i].Gold, "p") && (s.Cosine == nil || *s.Cosine != 0.99) {
+					t.Errorf("%s: the composite's cosine is lost: %+v", cs[i].Gold, s)
+				}
+			}
+			if !strings.HasSuffix(e.ID(), tc.id) {
+				t.Errorf("ID %q, want the suffix %q", e.ID(), tc.id)
+			}
+		})
 	}
 }
 
@@ -134,6 +215,22 @@ func TestParseBand(t *testing.T) {
 		}
 		if back, err := judge.ParseBand(got.String()); err != nil || back != got {
 			t.Errorf("round trip of %v: %v, %v", got, back, err)
+		}
+	}
+	for _, tc := range []struct {
+		in   string
+		want judge.Band
+		err  string
+	}{
+		{in: "0.2:0.8", want: judge.DefaultProbabilityBand},
+		{in: "0:1", want: judge.Band{0, 1}},
+		{in: "all", want: judge.EveryScore},
+		{in: "-0.1:0.5", err: "in [0, 1]"},
+		{in: "0.5", err: "for example 0.2:0.8"},
+	} {
+		got, err := judge.ParseProbabilityBand(tc.in)
+		if (err != nil) != (tc.err != "") || err != nil && !strings.Contains(err.Error(), tc.err) || err == nil && got != tc.want {
+			t.Errorf("ParseProbabilityBand(%q) = %v, %v; want %v, error %q", tc.in, got, err, tc.want, tc.err)
 		}
 	}
 	if judge.EveryScore.Contains(math.NaN()) {

@@ -14,6 +14,7 @@ import (
 	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/batch/predictions"
 	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/thresholds"
 )
 
 type runOptions struct {
@@ -112,7 +113,11 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	if err != nil {
 		return err
 	}
-	sc, err := o.scorer.open(ctx, env, nil)
+	var band *thresholds.JudgeBand
+	if thresholdsFile != nil {
+		band = thresholdsFile.JudgeBand
+	}
+	sc, err := o.scorer.open(ctx, env, band)
 	if err != nil {
 		return err
 	}

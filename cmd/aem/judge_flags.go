@@ -8,6 +8,7 @@ import (
 
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/judge"
+	"github.com/aem-dev/aem/thresholds"
 )
 
 // judgeOptions configures the LLM judge of --scorer judge and
@@ -18,6 +19,7 @@ type judgeOptions struct {
 	url         string
 	model       string
 	band        string
+	bandProb    string
 	concurrency int
 	rpm, tpm    int
 	timeout     time.Duration
@@ -31,7 +33,8 @@ type judgeOptions struct {
 func (o *judgeOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.url, "judge-url", "", "the judge's OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://localhost:8080/v1 (key from AEM_JUDGE_API_KEY or OPENAI_API_KEY)")
 	fs.StringVar(&o.model, "judge-model", "", "the judge's model name, e.g. gpt-4o-mini")
-	fs.StringVar(&o.band, "judge-band", "", "embed+judge: ask the judge when the first score lies in LOW:HIGH (default: the thresholds file's judge_band, else 0.35:0.8)")
+	fs.StringVar(&o.band, "judge-band", "", "embed+judge: ask the judge when the similarity lies in LOW:HIGH (default: the thresholds file's judge_band, else 0.35:0.8)")
+	fs.StringVar(&o.bandProb, "judge-band-composite", "", "embed+judge with a thresholds file carrying fitted composites: ask the judge when a composite's probability lies in LOW:HIGH (default: the file's judge_band.composite, else 0.2:0.8)")
 	fs.IntVar(&o.concurrency, "judge-concurrency", judge.DefaultConcurrency, "judge requests in flight at once")
 	fs.IntVar(&o.rpm, "judge-rpm", 0, "judge requests per minute (0: no limit)")
 	fs.IntVar(&o.tpm, "judge-tpm", 0, "judge tokens per minute, estimated before each request (0: no limit)")
@@ -64,23 +67,47 @@ func (o judgeOptions) options(env *Env, home string, noCache, discard bool) judg
 	return jo
 }
 
-// bandFor is the escalation band: --judge-band, else fromFile (the
-// thresholds file's judge_band), else the default; every score for
-// --scorer judge.
-func (o judgeOptions) bandFor(kind string, fromFile *judge.Band) (judge.Band, error) {
+// bandFor is the escalation's bands: --judge-band, else fromFile (the
+// thresholds file's judge_band), else the default, for similarities; and,
+// when the first scorer answers with fitted composites' probabilities
+// (probabilities), --judge-band-composite, else the file's
+// judge_band.composite, else the default, for those. --scorer judge
+// sends every score.
+func (o judgeOptions) bandFor(kind string, fromFile *thresholds.JudgeBand, probabilities bool) (judge.Bands, error) {
 	if kind == scorerJudge {
-		if o.band != "" {
-			return judge.Band{}, fmt.Errorf("--judge-band applies to --scorer embed+judge; --scorer judge asks the judge about every comparison")
+		if o.band != "" || o.bandProb != "" {
+			return judge.Bands{}, fmt.Errorf("--judge-band and --judge-band-composite apply to --scorer embed+judge; --scorer judge asks the judge about every comparison")
 		}
-		return judge.EveryScore, nil
+		b := judge.Bands{Similarity: judge.EveryScore}
+		if probabilities {
+			every := judge.EveryScore
+			b.Probability = &every
+		}
+		return b, nil
 	}
+	if o.bandProb != "" && !probabilities {
+		return judge.Bands{}, fmt.Errorf("--judge-band-composite applies when the thresholds file carries fitted composites ('aem sweep --fit' writes them); this run scores similarities only: use --judge-band")
+	}
+	b := judge.Bands{Similarity: judge.DefaultBand}
+	var err error
 	switch {
 	case o.band != "":
-		return judge.ParseBand(o.band)
+		b.Similarity, err = judge.ParseBand(o.band)
 	case fromFile != nil:
-		return *fromFile, nil
+		b.Similarity = judge.Band{Low: fromFile.Low, High: fromFile.High}
 	}
-	return judge.DefaultBand, nil
+	if err != nil || !probabilities {
+		return b, err
+	}
+	p := judge.DefaultProbabilityBand
+	switch {
+	case o.bandProb != "":
+		p, err = judge.ParseProbabilityBand(o.bandProb)
+	case fromFile != nil && fromFile.Composite != nil:
+		p = judge.Band{Low: fromFile.Composite.Low, High: fromFile.Composite.High}
+	}
+	b.Probability = &p
+	return b, err
 }
 
 // usageOf reports a judged run's usage for summary.json.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,20 +14,28 @@ import (
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/judge/judgetest"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/thresholds"
+	"github.com/google/go-cmp/cmp"
 )
 
 const testKey = "sk-test-SECRET-key-0123456789"
 
 // runJudged runs `aem run` on the bundled example with the lexical+judge
-// scorer against srv, the key in the environment, and returns the exit
-// status the error maps to.
+// scorer, every score in the band, against srv, the key in the
+// environment, and returns the exit status the error maps to.
 func runJudged(t *testing.T, srv *judgetest.Server, cacheDir, out string, extra ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	return runJudgedBand(t, srv, cacheDir, out, append([]string{"--judge-band", "-1:1"}, extra...)...)
+}
+
+// runJudgedBand is runJudged with the band left to the flags in extra.
+func runJudgedBand(t *testing.T, srv *judgetest.Server, cacheDir, out string, extra ...string) (stdout, stderr string, status int) {
 	t.Helper()
 	example, err := filepath.Abs("../../datasets/example/golden.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{example, "-o", out, "--scorer", "lexical+judge", "--judge-band", "-1:1",
+	args := append([]string{example, "-o", out, "--scorer", "lexical+judge",
 		"--judge-url", srv.URL(), "--judge-model", "test-model", "--judge-cache-dir", cacheDir, "--quiet"}, extra...)
 	var o, e bytes.Buffer
 	env := &Env{Stdout: &o, Stderr: &e, Getenv: func(k string) string {
@@ -134,30 +143,108 @@ func TestRunJudgeBudgetThenResume(t *testing.T) {
 	}
 }
 
-func TestJudgeFlags(t *testing.T) {
-	file := judge.Band{Low: 0.2, High: 0.9}
+// The thresholds file's judge_band is the band, unless --judge-band says
+// otherwise: exactly the comparisons whose first score lies in it reach
+// the judge.
+func TestRunJudgeBandFromThresholdsFile(t *testing.T) {
+	srv := judgetest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "thresholds.json")
+	if err := thresholds.Write(file, thresholds.File{Version: thresholds.Version, JudgeBand: &thresholds.JudgeBand{Low: 0.3, High: 0.7}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		kind, band string
-		file       *judge.Band
-		want       judge.Band
-		err        string
+		name     string
+		flags    []string
+		low, hig float64
 	}{
-		{kind: scorerEmbedJudge, want: judge.DefaultBand},
-		{kind: scorerEmbedJudge, file: &file, want: file},
-		{kind: scorerEmbedJudge, band: "0.4:0.7", file: &file, want: judge.Band{Low: 0.4, High: 0.7}},
-		{kind: scorerEmbedJudge, band: "0.7", err: "LOW:HIGH"},
-		{kind: scorerJudge, file: &file, want: judge.EveryScore},
-		{kind: scorerJudge, band: "0.4:0.7", err: "--judge-band applies to --scorer embed+judge"},
+		{"the file's band", []string{"--thresholds", file}, 0.3, 0.7},
+		{"--judge-band over the file's", []string{"--thresholds", file, "--judge-band", "0.1:0.2"}, 0.1, 0.2},
 	} {
-		got, err := judgeOptions{band: tc.band}.bandFor(tc.kind, tc.file)
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			stdout, stderr, status := runJudgedBand(t, srv, t.TempDir(), out, tc.flags...)
+			if status != exitOK {
+				t.Fatalf("status %d\n%s", status, stderr)
+			}
+			if want := fmt.Sprintf("[band %g:%g]", tc.low, tc.hig); !strings.Contains(stdout, want) {
+				t.Errorf("stdout does not name the band %s:\n%s", want, stdout)
+			}
+			rd, err := rundir.Open(context.Background(), out, rundir.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
+			var in, outside int
+			for tr, err := range rundir.ReadTurns[rundir.TurnRow](context.Background(), rd) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, fs := range tr.FieldScores {
+					switch {
+					case fs.By == nil:
+					case fs.Cosine != nil:
+						in++
+						if *fs.Cosine < tc.low || *fs.Cosine > tc.hig || *fs.By != metrics.ByJudge {
+							t.Errorf("%s/%d %s: escalated with first score %v outside the band", tr.DialogID, tr.TurnNo, fs.Field, *fs.Cosine)
+						}
+					default:
+						outside++
+						if fs.Score >= tc.low && fs.Score <= tc.hig {
+							t.Errorf("%s/%d %s: score %v in the band, not escalated", tr.DialogID, tr.TurnNo, fs.Field, fs.Score)
+						}
+					}
+				}
+			}
+			if in == 0 || outside == 0 {
+				t.Errorf("%d comparisons escalated, %d not: the test needs both", in, outside)
+			}
+		})
+	}
+}
+
+func TestJudgeFlags(t *testing.T) {
+	file := &thresholds.JudgeBand{Low: 0.2, High: 0.9}
+	fileProb := &thresholds.JudgeBand{Low: 0.2, High: 0.9, Composite: &thresholds.Band{Low: 0.3, High: 0.6}}
+	band := func(lo, hi float64) *judge.Band { return &judge.Band{Low: lo, High: hi} }
+	every := judge.EveryScore
+	for _, tc := range []struct {
+		name, kind, band, prob string
+		file                   *thresholds.JudgeBand
+		probabilities          bool
+		want                   judge.Bands
+		err                    string
+	}{
+		{name: "default", kind: scorerEmbedJudge, want: judge.Bands{Similarity: judge.DefaultBand}},
+		{name: "the file's", kind: scorerEmbedJudge, file: file, want: judge.Bands{Similarity: judge.Band{Low: 0.2, High: 0.9}}},
+		{name: "the flag over the file's", kind: scorerEmbedJudge, band: "0.4:0.7", file: file, want: judge.Bands{Similarity: judge.Band{Low: 0.4, High: 0.7}}},
+		{name: "a bad flag", kind: scorerEmbedJudge, band: "0.7", err: "LOW:HIGH"},
+		{name: "composites: default probability band", kind: scorerEmbedJudge, probabilities: true,
+			want: judge.Bands{Similarity: judge.DefaultBand, Probability: &judge.DefaultProbabilityBand}},
+		{name: "composites: the file's bands", kind: scorerEmbedJudge, file: fileProb, probabilities: true,
+			want: judge.Bands{Similarity: judge.Band{Low: 0.2, High: 0.9}, Probability: band(0.3, 0.6)}},
+		{name: "composites: the file's similarity band, the default probability band", kind: scorerEmbedJudge, file: file, probabilities: true,
+			want: judge.Bands{Similarity: judge.Band{Low: 0.2, High: 0.9}, Probability: &judge.DefaultProbabilityBand}},
+		{name: "composites: both flags over the file's", kind: scorerEmbedJudge, band: "0.5:0.6", prob: "0.1:0.9", file: fileProb, probabilities: true,
+			want: judge.Bands{Similarity: judge.Band{Low: 0.5, High: 0.6}, Probability: band(0.1, 0.9)}},
+		{name: "composites: a probability band out of range", kind: scorerEmbedJudge, prob: "-0.5:0.5", probabilities: true, err: "[0, 1]"},
+		{name: "a probability band without composites", kind: scorerEmbedJudge, prob: "0.1:0.9", err: "--judge-band-composite applies when the thresholds file carries fitted composites"},
+		{name: "a file's probability band without composites is not used", kind: scorerEmbedJudge, file: fileProb, want: judge.Bands{Similarity: judge.Band{Low: 0.2, High: 0.9}}},
+		{name: "judge: every score", kind: scorerJudge, file: file, want: judge.Bands{Similarity: judge.EveryScore}},
+		{name: "judge with composites: every score", kind: scorerJudge, file: fileProb, probabilities: true, want: judge.Bands{Similarity: judge.EveryScore, Probability: &every}},
+		{name: "judge refuses a band", kind: scorerJudge, band: "0.4:0.7", err: "--judge-band and --judge-band-composite apply to --scorer embed+judge"},
+		{name: "judge refuses a probability band", kind: scorerJudge, prob: "0.4:0.7", probabilities: true, err: "apply to --scorer embed+judge"},
+	} {
+		got, err := judgeOptions{band: tc.band, bandProb: tc.prob}.bandFor(tc.kind, tc.file, tc.probabilities)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%s %q: %v, %v; want error %q", tc.kind, tc.band, got, err, tc.err)
+				t.Errorf("%s: %v, %v; want error %q", tc.name, got, err, tc.err)
 			}
 			continue
 		}
-		if err != nil || got != tc.want {
-			t.Errorf("%s %q: %v, %v; want %v", tc.kind, tc.band, got, err, tc.want)
+		if d := cmp.Diff(tc.want, got); err != nil || d != "" {
+			t.Errorf("%s: %v; -want +got:\n%s", tc.name, err, d)
 		}
 	}
 	env := &Env{Getenv: func(k string) string { return map[string]string{judge.EnvOpenAIAPIKey: "k"}[k] }}

@@ -12,6 +12,8 @@ import (
 	"github.com/aem-dev/aem/home"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/composite"
+	"github.com/aem-dev/aem/thresholds"
 )
 
 // scorerOptions chooses and configures the similarity scorer; run and
@@ -69,7 +71,7 @@ type openedScorer struct {
 
 // open opens the scorer --scorer names. band is the thresholds file's
 // judge_band, if it has one.
-func (o scorerOptions) open(ctx context.Context, env *Env, band *judge.Band) (*openedScorer, error) {
+func (o scorerOptions) open(ctx context.Context, env *Env, band *thresholds.JudgeBand) (*openedScorer, error) {
 	first, screen, ok := strings.Cut(o.kind, "+")
 	switch {
 	case o.kind == scorerJudge:
@@ -90,7 +92,10 @@ func (o scorerOptions) open(ctx context.Context, env *Env, band *judge.Band) (*o
 	if first == o.kind {
 		return sc, nil
 	}
-	b, err := o.judge.bandFor(o.kind, band)
+	// Fitted composites over the first scorer answer with probabilities,
+	// which have a band of their own.
+	_, probabilities := sc.Scorer.(*composite.Scorer)
+	b, err := o.judge.bandFor(o.kind, band, probabilities)
 	if err == nil {
 		sc.judge, err = judge.New(o.judge.options(env, cacheHome, o.noCache, o.discard))
 	}
