@@ -171,6 +171,7 @@ type turnView struct {
 	HumanLabel   *bool                  `parquet:"human_label,optional"`
 	HumanScore   *float64               `parquet:"human_score,optional"`
 	Scorer       string                 `parquet:"scorer"`
+	EmbedPass    *bool                  `parquet:"embed_pass,optional"`
 	FieldLabels  *string                `parquet:"field_labels,optional"`
 }
 
@@ -182,6 +183,17 @@ type turnView struct {
 func scorerDecided(fs rundir.FieldScoreRow) bool {
 	return fs.Method == metrics.MethodSemantic ||
 		fs.Method == metrics.MethodAny && (fs.By != nil || fs.Threshold != 0 && fs.Score != 1)
+}
+
+// firstScore is the score the first scorer gave a compared value: the
+// cosine the judge was asked about when a judge decided it (an escalating
+// run), else its score. Sweep calibrates the first scorer's thresholds
+// and band; the judge's decisions are held to a fixed threshold.
+func firstScore(fs rundir.FieldScoreRow) float64 {
+	if fs.By != nil && *fs.By == metrics.ByJudge && fs.Cosine != nil {
+		return *fs.Cosine
+	}
+	return fs.Score
 }
 
 // nonScorerChecks are failed checks the similarity threshold cannot change.
@@ -245,7 +257,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 	}
 	if hasLabel {
 		info.LabelledTurns++
-		in.Verdicts = append(in.Verdicts, sweep.Verdict{Group: t.DialogID, Ref: ref, Kind: t.Kind, Auto: t.Pass, Human: label})
+		in.Verdicts = append(in.Verdicts, sweep.Verdict{Group: t.DialogID, Ref: ref, Kind: t.Kind, Auto: t.Pass, Human: label, First: t.EmbedPass})
 	} else if hasScore {
 		info.LabelledTurns++
 	}
@@ -279,7 +291,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 			continue
 		}
 		s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, fs.Field), Field: field(fs),
-			Score: fs.Score, HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field}
+			Score: firstScore(fs), HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field}
 		withFeatures(&s, t, fs)
 		in.Samples = append(in.Samples, s)
 	}
@@ -308,17 +320,17 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 	}
 	lowest := decided[0]
 	for _, fs := range decided[1:] {
-		if fs.Score < lowest.Score {
+		if firstScore(fs) < firstScore(lowest) {
 			lowest = fs
 		}
 	}
 	s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
-		Score: lowest.Score, HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
+		Score: firstScore(lowest), HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
 	withFeatures(&s, t, lowest)
 	for _, fs := range decided {
 		if fs != lowest && s.HasFeatures {
 			if g, p, ok := comparedTexts(t, fs); ok {
-				s.Others = append(s.Others, features.Extract(g, p, fs.Score))
+				s.Others = append(s.Others, features.Extract(g, p, firstScore(fs)))
 			} else {
 				s.HasFeatures = false // the composite needs every comparison of the turn
 			}

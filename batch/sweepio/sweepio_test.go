@@ -327,6 +327,11 @@ func TestEndToEndRun(t *testing.T) {
 	if _, ok := th.SubMetrics[metrics.SubTruthValues]; !ok {
 		t.Errorf("no truthfulness.values threshold: %+v", file)
 	}
+	// The judge band sweep reports is the one it writes.
+	if b := res.JudgeBand; b == nil || file.JudgeBand == nil || *file.JudgeBand != (thresholds.JudgeBand{Low: b.Similarity.Low, High: b.Similarity.High}) ||
+		b.Similarity.Low > th.Threshold || b.Similarity.High < th.Threshold {
+		t.Errorf("judge band: file %+v, result %+v", file.JudgeBand, b)
+	}
 	// summary.json has the promised keys, each with an interval.
 	b, _ := os.ReadFile(filepath.Join(out, SummaryFile))
 	var m map[string]any
@@ -606,6 +611,84 @@ func TestScorerDecided(t *testing.T) {
 	} {
 		if got := scorerDecided(tc.fs); got != tc.want {
 			t.Errorf("scorerDecided(%+v) = %v, want %v", tc.fs, got, tc.want)
+		}
+	}
+}
+
+func TestFileBand(t *testing.T) {
+	if fileBand(nil) != nil {
+		t.Error("no band, yet one in the file")
+	}
+	got := fileBand(&sweep.JudgeBand{ErrorRate: 0.2, Similarity: sweep.UncertainBand{Low: 0.4, High: 0.7, Threshold: 0.55, Samples: 9},
+		Composite: &sweep.UncertainBand{Low: 0.25, High: 0.75, Threshold: 0.5}})
+	want := thresholds.JudgeBand{Low: 0.4, High: 0.7, Composite: &thresholds.Band{Low: 0.25, High: 0.75}}
+	if got == nil || got.Low != want.Low || got.High != want.High || got.Composite == nil || *got.Composite != *want.Composite {
+		t.Errorf("fileBand = %+v, want %+v", got, want)
+	}
+}
+
+// judgedField is a value the judge decided after the first scorer gave
+// it cosine.
+func judgedField(field string, cosine, judgeScore float64) rundir.FieldScoreRow {
+	return rundir.FieldScoreRow{Field: field, Method: metrics.MethodSemantic, Score: judgeScore, Threshold: metrics.JudgeThreshold,
+		ThresholdFrom: "judge", By: ptr(metrics.ByJudge), Pass: judgeScore >= metrics.JudgeThreshold, Cosine: &cosine, JudgeReason: ptr("Because.")}
+}
+
+// On a judged run, sweep calibrates the first scorer's scores (the cosine
+// the judge was asked about, not the judge's score) and sets the run's
+// verdicts beside embed_pass against the same human labels.
+func TestReadRunJudged(t *testing.T) {
+	rows := []rundir.TurnRow{
+		// The judge passes a value the embedding would fail, rightly.
+		actionTurn("a", 1, true, ptr(true), judgedField("crm.find.city", 0.45, 0.9), sem("crm.find.name", 0.8)),
+		// The judge fails a value the embedding would pass, wrongly.
+		actionTurn("a", 2, false, ptr(true), judgedField("crm.find.city", 0.7, 0.2)),
+		// Not escalated: the embedding decided.
+		actionTurn("b", 1, false, ptr(false), sem("crm.find.city", 0.3)),
+	}
+	for i, first := range []bool{false, true, false} {
+		rows[i].EmbedPass = &first
+	}
+	in, _, err := ReadRun(context.Background(), writeRun(t, rows), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scores []float64
+	for _, s := range in.Samples {
+		scores = append(scores, s.Score)
+	}
+	if !reflect.DeepEqual(scores, []float64{0.45, 0.7, 0.3}) {
+		t.Errorf("sample scores %v, want the first scorer's 0.45, 0.7, 0.3", scores)
+	}
+	var firsts []bool
+	for _, v := range in.Verdicts {
+		if v.First == nil {
+			t.Fatalf("verdict %+v lacks embed_pass", v)
+		}
+		firsts = append(firsts, *v.First)
+	}
+	if !reflect.DeepEqual(firsts, []bool{false, true, false}) {
+		t.Errorf("embed_pass read as %v", firsts)
+	}
+	opts := sweep.DefaultOptions()
+	opts.Bootstrap, opts.Folds, opts.MinLabels = 0, 0, 2
+	res, err := sweep.Calibrate(context.Background(), in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := res.JudgeAgreement
+	if j == nil || j.Turns != 3 || j.Changed != 2 || j.JudgeRight != 1 || j.EmbeddingRight != 1 ||
+		j.Judged.Accuracy.Value != 2.0/3 || j.Embedding.Accuracy.Value != 2.0/3 {
+		t.Errorf("judge agreement %+v", j)
+	}
+	// An unjudged run has none.
+	in, _, err = ReadRun(context.Background(), writeRun(t, calibrationRun()), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range in.Verdicts {
+		if v.First != nil {
+			t.Fatalf("an embedding run's verdict %+v has a first verdict", v)
 		}
 	}
 }

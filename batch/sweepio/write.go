@@ -146,6 +146,7 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 			return nil, err
 		}
 		f := thresholds.New(th, s.Scorer)
+		f.JudgeBand = fileBand(s.JudgeBand)
 		if err := putWith(ThresholdsFile, func(p string) error { return thresholds.Write(p, f) }); err != nil {
 			return nil, err
 		}
@@ -170,6 +171,18 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 		return nil, err
 	}
 	return written, nil
+}
+
+// fileBand is the band a calibration found, as thresholds.json holds it.
+func fileBand(b *sweep.JudgeBand) *thresholds.JudgeBand {
+	if b == nil {
+		return nil
+	}
+	f := &thresholds.JudgeBand{Low: b.Similarity.Low, High: b.Similarity.High}
+	if c := b.Composite; c != nil {
+		f.Composite = &thresholds.Band{Low: c.Low, High: c.High}
+	}
+	return f
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -108,6 +108,16 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 		}
 		fmt.Fprintf(env.Stdout, "fields: %d with a threshold of their own, %d fall back (see summary.json)\n", own, len(r.Fields)-own)
 	}
+	if j := r.JudgeAgreement; j != nil {
+		printJudgeAgreement(env, j, levelOf(s))
+	}
+	if b := r.JudgeBand; b != nil {
+		fmt.Fprintf(env.Stdout, "judge band (thresholds.json judge_band, for --scorer embed+judge): where the threshold's decision is wrong %g%% of the time or more\n", 100*b.ErrorRate)
+		printBand(env, "similarity", b.Similarity)
+		if b.Composite != nil {
+			printBand(env, "composite probability", *b.Composite)
+		}
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(env.Stderr, "aem sweep: warning: %s\n", w)
 	}
@@ -121,6 +131,44 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 		}
 		fmt.Fprintf(env.Stdout, "\nwrote %s into %s\n", strings.Join(names, ", "), filepath.Dir(files[0]))
 	}
+}
+
+// printJudgeAgreement sets a judged run's verdicts beside the
+// embedding's alone against the human labels.
+func printJudgeAgreement(env *Env, j *sweep.JudgeAgreement, level float64) {
+	fmt.Fprintf(env.Stdout, "\njudged verdicts beside the embedding's alone (embed_pass), against the human labels of the same %d turns:\n", j.Turns)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\tjudged\t%g%% CI\tembedding\t%g%% CI\t\n", 100*level, 100*level)
+	ci := func(e *sweep.Estimate) string {
+		if e.Low == nil {
+			return "-"
+		}
+		return fmt.Sprintf("[%.3f, %.3f]", *e.Low, *e.High)
+	}
+	for _, row := range []struct {
+		name string
+		a, b *sweep.Estimate
+	}{{"accuracy", j.Judged.Accuracy, j.Embedding.Accuracy}, {"f1", j.Judged.F1, j.Embedding.F1},
+		{"mcc", j.Judged.MCC, j.Embedding.MCC}, {"kappa", j.Judged.Kappa, j.Embedding.Kappa}} {
+		fmt.Fprintf(tw, "%s\t%.4f\t%s\t%.4f\t%s\t\n", row.name, row.a.Value, ci(row.a), row.b.Value, ci(row.b))
+	}
+	tw.Flush()
+	fmt.Fprintf(env.Stdout, "accuracy gain %+.4f %s; the judge changed %d turns: right on %d, wrong on %d (exact McNemar p = %.4g)\n\n",
+		j.Gain.Value, ci(j.Gain), j.Changed, j.JudgeRight, j.EmbeddingRight, j.P)
+}
+
+// printBand prints one scale's judge band and what it holds.
+func printBand(env *Env, name string, b sweep.UncertainBand) {
+	fmt.Fprintf(env.Stdout, "  %s %.4f:%.4f around %.4f: %d of %d labelled comparisons (%s), %d of %d held-out errors (%s)\n",
+		name, b.Low, b.High, b.Threshold, b.InBand, b.Samples, percent(b.InBand, b.Samples), b.ErrorsInBand, b.Errors, percent(b.ErrorsInBand, b.Errors))
+}
+
+// percent is n of total as a percentage, "-" of nothing.
+func percent(n, total int) string {
+	if total == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
 }
 
 func levelOf(s *sweepio.Summary) float64 {

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -299,4 +301,100 @@ func checkJudgedRun(t *testing.T, dir string, calls int) {
 		t.Errorf("%d judged fields; summary judge block %+v (usage %+v), %d calls", judged, j, j.Usage, calls)
 	}
 	t.Logf("%d fields decided by the judge; %d turns whose verdict the judge changed", judged, flipped)
+}
+
+// aem sweep on a judged run: the run's verdicts beside the embedding's
+// alone, against the human labels of the same turns, on stdout and in
+// summary.json; and the judge band it reports is the one it writes.
+func TestSweepJudgedRun(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "golden.parquet")
+	var o, e bytes.Buffer
+	env := &Env{Stdout: &o, Stderr: &e, Getenv: func(string) string { return "" }}
+	if err := runCommand(context.Background(), env, cmdGen(), []string{"--dialogs", "40", "--seed", "3", "-o", golden}); err != nil {
+		t.Fatalf("gen: %v\n%s", err, e.String())
+	}
+	srv := judgetest.NewServer()
+	defer srv.Close()
+	// The judge calls equal what differs only in case and punctuation.
+	srv.SetContent(func(r judgetest.Request) string {
+		g, a, _ := r.Pair()
+		norm := func(s string) string { return strings.ToLower(strings.Trim(s, ".!? ")) }
+		if norm(g) == norm(a) {
+			return `{"reason": "The same words.", "equivalent": true, "score": 0.9}`
+		}
+		return `{"reason": "The words differ.", "equivalent": false, "score": 0.1}`
+	})
+	run := filepath.Join(dir, "run")
+	o.Reset()
+	e.Reset()
+	if err := runCommand(context.Background(), env, cmdRun(), []string{golden, "-o", run, "--scorer", "lexical+judge", "--judge-band", "0.3:0.7",
+		"--judge-url", srv.URL(), "--judge-model", "m", "--judge-cache-dir", t.TempDir(), "--quiet"}); err != nil {
+		t.Fatalf("run: %v\n%s", err, e.String())
+	}
+	stdout, stderr, err := runSweepCmd(t, run, "--bootstrap", "50", "--accept-weak")
+	if err != nil {
+		t.Fatalf("sweep: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"judged verdicts beside the embedding's alone (embed_pass)", "accuracy gain", "exact McNemar p", "judge band (thresholds.json judge_band"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	var sum struct {
+		JudgeAgreement *struct {
+			Turns             int
+			Judged, Embedding struct{ Accuracy, F1, MCC, Kappa *struct{ Value float64 } }
+		} `json:"judge_agreement"`
+		JudgeBand *struct{ Similarity struct{ Low, High float64 } } `json:"judge_band"`
+	}
+	b, err := os.ReadFile(filepath.Join(run, "sweep", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	// Recount from turns.parquet: the same turns, both verdicts.
+	rd, err := rundir.Open(context.Background(), run, rundir.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var turns, judgedRight, embedRight, changed int
+	for tr, err := range rundir.ReadTurns[rundir.TurnRow](context.Background(), rd) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.HumanLabel == nil || tr.Kind == "" || tr.EmbedPass == nil {
+			continue
+		}
+		turns++
+		if tr.Pass == *tr.HumanLabel {
+			judgedRight++
+		}
+		if *tr.EmbedPass == *tr.HumanLabel {
+			embedRight++
+		}
+		if tr.Pass != *tr.EmbedPass {
+			changed++
+		}
+	}
+	j := sum.JudgeAgreement
+	if j == nil || j.Turns != turns || j.Judged.Accuracy == nil || j.Judged.F1 == nil || j.Judged.MCC == nil || j.Judged.Kappa == nil ||
+		j.Embedding.Kappa == nil || math.Abs(j.Judged.Accuracy.Value-float64(judgedRight)/float64(turns)) > 1e-12 ||
+		math.Abs(j.Embedding.Accuracy.Value-float64(embedRight)/float64(turns)) > 1e-12 {
+		t.Fatalf("judge_agreement %s; recounted %d turns, %d and %d right", b, turns, judgedRight, embedRight)
+	}
+	if changed == 0 {
+		t.Error("the judge changed no verdict: the test shows nothing")
+	}
+	file, err := thresholds.Read(filepath.Join(run, "sweep", "thresholds.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.JudgeBand == nil || file.JudgeBand == nil || file.JudgeBand.Low != sum.JudgeBand.Similarity.Low || file.JudgeBand.High != sum.JudgeBand.Similarity.High {
+		t.Errorf("thresholds.json judge_band %+v, summary.json %+v", file.JudgeBand, sum.JudgeBand)
+	}
+	t.Logf("%d turns, the judge changed %d\n%s", turns, changed, stdout)
 }

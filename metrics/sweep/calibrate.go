@@ -92,6 +92,9 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if res.JudgeAgreement, err = judgeAgreement(ctx, in.Verdicts, opts); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -197,6 +200,15 @@ func fitGlobal(ctx context.Context, res *Result, bs []Sample, in Input, opts Opt
 		res.InSample = nil // the main figures are already in-sample
 	}
 	res.Warning = weakness(chosen, labels)
+	var fitted *evaluation // the composite's
+	if res.ScoredBy == ScoredByComposite {
+		fitted = chosen
+	}
+	band, warnings, err := judgeBand(cos, fitted, labels)
+	if err != nil {
+		return err
+	}
+	res.JudgeBand, res.Warnings = band, append(res.Warnings, warnings...)
 	if opts.Bootstrap == 0 {
 		return nil
 	}

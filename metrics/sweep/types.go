@@ -49,6 +49,9 @@ type Verdict struct {
 	Kind  string // "action" or "response" (metrics.Kind), for agreement by kind
 	Auto  bool
 	Human bool
+	// First is the verdict the first scorer alone would have given, for
+	// runs whose scorer escalates to a judge; nil otherwise.
+	First *bool
 }
 
 // Input is what Calibrate works on.
@@ -265,12 +268,17 @@ type Result struct {
 	CosineOnly *Block `json:"cosine_only,omitempty"`
 	// Composite is the composite fitted on all labelled samples (Options.Fit).
 	Composite *composite.Model `json:"composite,omitempty"`
+	// JudgeBand is where an escalating scorer should ask its judge.
+	JudgeBand *JudgeBand `json:"judge_band,omitempty"`
 	*Correlations
 
 	SubMetrics map[string]*GroupResult `json:"sub_metrics,omitempty"`
 	Fields     map[string]*GroupResult `json:"fields,omitempty"`
 	Agreement  *Agreement              `json:"agreement,omitempty"`
-	Warnings   []string                `json:"warnings,omitempty"`
+	// JudgeAgreement sets a judged run's verdicts beside the embedding's
+	// alone, on the same turns; nil for other runs.
+	JudgeAgreement *JudgeAgreement `json:"judge_agreement,omitempty"`
+	Warnings       []string        `json:"warnings,omitempty"`
 
 	// Points is the sweep over all binary-labelled samples, ascending by
 	// threshold; Chosen indexes the chosen point.
