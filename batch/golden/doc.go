@@ -28,6 +28,7 @@
 //	latency_ms        float or double           no        latency of the turn (>= 0)
 //	gold_no_call      boolean                   no        true: gold says no tool should be called (Tool rows, gold call null)
 //	tools             string (JSON text)        no        the dialog's tool definitions (package tooldef), on its first row or on every row
+//	trial             int32 or int64            no        repeated trials of the same dialog: (dialog_id, trial) is a dialog (>= 0; null = not a trial)
 //
 // (*) The column must exist (it may hold nulls): a file without it is
 // refused, so a misnamed column is never silently read as "all null".
@@ -36,6 +37,14 @@
 // JSON) for strings, optional or required fields, LIST-annotated lists (3- or
 // 2-level) or bare repeated columns. Any other top-level column is an extra:
 // it is carried through unchanged (see Extras below), never an error.
+//
+// # Repeated trials
+//
+// Rows with a trial are grouped by (dialog_id, trial): each trial of a
+// dialog_id is a dialog of its own (Dialog.Trial), scored on its own, given
+// out in the order of its first row, right after the dialog_id's other
+// trials. Within one dialog_id every row has a trial or none does (a mix
+// is a row error). The trials of a dialog_id share its tool definitions.
 //
 // # Null semantics
 //
@@ -89,12 +98,12 @@
 //   - a JSON array of turns: one dialog whose dialog_id is the file name
 //     without its extension (sales.json -> "sales");
 //   - JSON Lines (or concatenated objects): {"dialog_id": ..., "turns": [...]}
-//     per dialog; a dialog_id may appear only once;
+//     per dialog; a dialog_id (with its trial) may appear only once;
 //   - a JSON array of such dialog objects.
 //
 // Each turn is {"turn_no", "turn", "gold_turn", "predict_turn", "tags",
 // "depends_on", "human_label", "human_score", "weight", "critical",
-// "latency_ms"}; gold_turn and predict_turn are {"response": "..."} or
+// "latency_ms", "trial"}; gold_turn and predict_turn are {"response": "..."} or
 // {"tool_id", "action", "args"}, absent or null for an absent side; a
 // gold_turn {"no_call": true} says no tool should be called. Args are
 // a JSON object or the text of one (null = {}). When "turn" is absent the
@@ -103,6 +112,9 @@
 // "dialog_<key>"), are extras, typed by a first pass over the file (see
 // json_extras.go); unknown keys inside gold_turn/predict_turn are errors
 // (a typo there would change the verdict). --map does not apply to JSON.
+// Trials: a dialog object's "trial" key (then (dialog_id, trial) may
+// appear only once), or each turn's "trial" in an array of turns; a turn
+// of a dialog object may not have one.
 //
 // # Tool definitions
 //

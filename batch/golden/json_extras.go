@@ -16,7 +16,7 @@ import (
 
 // JSON input carries its unknown keys through like Parquet's extra columns:
 // every key of a turn object that the format does not define, and every key
-// of a dialog object besides dialog_id, turns and tools, becomes an extra
+// of a dialog object besides dialog_id, trial, turns and tools, becomes an extra
 // column.
 // A dialog-level key is named "dialog_<key>" (unless it already starts with
 // "dialog_") and repeats on each of the dialog's turns. The column's type
@@ -30,7 +30,7 @@ import (
 var knownTurnKeys = map[string]bool{
 	"turn_no": true, "turn": true, "gold_turn": true, "predict_turn": true, "tags": true,
 	"depends_on": true, "human_label": true, "human_score": true, "weight": true,
-	"critical": true, "latency_ms": true,
+	"critical": true, "latency_ms": true, "trial": true,
 }
 
 // jsonKind is what the values of one extra key turned out to be.
@@ -184,7 +184,7 @@ func scanJSONExtras(f io.Reader, format Format) (*jsonExtras, error) {
 			continue
 		}
 		for k, v := range obj {
-			if k != "dialog_id" && k != "turns" && k != "tools" {
+			if k != "dialog_id" && k != "turns" && k != "tools" && k != "trial" {
 				x.observe(k, true, v)
 			}
 		}

@@ -98,7 +98,7 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) err
 		if err := s.expectEnd(); err != nil {
 			return err
 		}
-		r.next = func(context.Context) (Dialog, error) { return Dialog{}, io.EOF }
+		r.next = func(context.Context) ([]Dialog, error) { return nil, io.EOF }
 		return nil
 	}
 	raw, start, err := s.readValue()
@@ -117,34 +117,34 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) err
 	// An array of turns: one dialog named after the file.
 	id := strings.TrimSuffix(filepath.Base(r.path), filepath.Ext(r.path))
 	done := false
-	r.next = func(ctx context.Context) (Dialog, error) {
+	r.next = func(ctx context.Context) ([]Dialog, error) {
 		if done {
-			return Dialog{}, io.EOF
+			return nil, io.EOF
 		}
 		done = true
 		var recs []turnRec
 		for i := 0; ; i++ {
 			if err := ctx.Err(); err != nil {
-				return Dialog{}, err
+				return nil, err
 			}
 			line := s.lc.lineAt(start)
 			rec, err := s.parseTurn(raw, nil, id, i, line)
 			if err != nil {
-				return Dialog{}, err
+				return nil, err
 			}
 			recs = append(recs, rec)
 			if !dec.More() {
 				break
 			}
 			if raw, start, err = s.readValue(); err != nil {
-				return Dialog{}, err
+				return nil, err
 			}
 		}
 		if _, err := dec.Token(); err != nil { // ']'
-			return Dialog{}, s.syntaxErr(err)
+			return nil, s.syntaxErr(err)
 		}
 		if err := s.expectEnd(); err != nil {
-			return Dialog{}, err
+			return nil, err
 		}
 		return assemble(s.path, id, recs, s.tools)
 	}
@@ -183,9 +183,9 @@ func (s *jsonSource) expectEnd() error {
 
 // nextLine reads the next dialog object (a JSONL line, or an element of a
 // top-level array of dialogs).
-func (s *jsonSource) nextLine(ctx context.Context) (Dialog, error) {
+func (s *jsonSource) nextLine(ctx context.Context) ([]Dialog, error) {
 	if err := ctx.Err(); err != nil {
-		return Dialog{}, err
+		return nil, err
 	}
 	var raw json.RawMessage
 	var start int64
@@ -195,23 +195,23 @@ func (s *jsonSource) nextLine(ctx context.Context) (Dialog, error) {
 	case s.array:
 		if !s.dec.More() {
 			if _, err := s.dec.Token(); err != nil { // ']'
-				return Dialog{}, s.syntaxErr(err)
+				return nil, s.syntaxErr(err)
 			}
 			if err := s.expectEnd(); err != nil {
-				return Dialog{}, err
+				return nil, err
 			}
-			return Dialog{}, io.EOF
+			return nil, io.EOF
 		}
 		var err error
 		if raw, start, err = s.readValue(); err != nil {
-			return Dialog{}, err
+			return nil, err
 		}
 	default:
 		if err := s.dec.Decode(&raw); err != nil {
 			if errors.Is(err, io.EOF) {
-				return Dialog{}, io.EOF
+				return nil, io.EOF
 			}
-			return Dialog{}, s.syntaxErr(err)
+			return nil, s.syntaxErr(err)
 		}
 		start = s.dec.InputOffset() - int64(len(raw))
 	}
@@ -219,9 +219,9 @@ func (s *jsonSource) nextLine(ctx context.Context) (Dialog, error) {
 	return s.parseDialog(raw, line)
 }
 
-func (s *jsonSource) parseDialog(raw json.RawMessage, line int) (Dialog, error) {
-	bad := func(field, problem, fix string, err error) (Dialog, error) {
-		return Dialog{}, rowError(s.path, badinput.NoRow, line, field, problem, fix, err)
+func (s *jsonSource) parseDialog(raw json.RawMessage, line int) ([]Dialog, error) {
+	bad := func(field, problem, fix string, err error) ([]Dialog, error) {
+		return nil, rowError(s.path, badinput.NoRow, line, field, problem, fix, err)
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
@@ -231,10 +231,21 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) (Dialog, error) 
 	if err != nil || id == "" {
 		return bad("dialog_id", "dialog_id is missing, empty or not a string", "give every dialog a non-empty dialog_id", err)
 	}
-	h := maphash.String(s.seed, id)
+	trial, err := jsonTrial(obj["trial"])
+	if err != nil {
+		return bad("trial", err.Error(), trialFix, nil)
+	}
+	var key maphash.Hash
+	key.SetSeed(s.seed)
+	key.WriteString(id)
+	if trial != nil {
+		key.WriteByte(0)
+		key.WriteString(strconv.FormatInt(*trial, 10))
+	}
+	h := key.Sum64()
 	if prev, dup := s.seen[h]; dup {
-		return bad("dialog_id", fmt.Sprintf("dialog_id %q already appeared on line %d", id, prev),
-			"put all turns of a dialog in one object (one line)", nil)
+		return bad("dialog_id", fmt.Sprintf("dialog_id %q%s already appeared on line %d", id, trialNote(trial), prev),
+			"put all turns of a dialog (of a trial) in one object (one line)", nil)
 	}
 	s.seen[h] = line
 	turnsRaw, ok := obj["turns"]
@@ -252,8 +263,9 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) (Dialog, error) 
 	for i, traw := range turns {
 		rec, err := s.parseTurn(traw, obj, id, i, line)
 		if err != nil {
-			return Dialog{}, err
+			return nil, err
 		}
+		rec.trial = trial
 		recs = append(recs, rec)
 	}
 	if v, ok := obj["tools"]; ok && !isNull(v) {
@@ -300,6 +312,14 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 		return bad("turn_no", fmt.Sprintf("turn_no %d is out of range", no), "number turns from 1", nil)
 	}
 	t.TurnNo = int(no)
+	if v, ok := obj["trial"]; ok && !isNull(v) {
+		if dialog != nil {
+			return bad("trial", "a turn of a dialog object has a trial", `give the trial on the dialog object: {"dialog_id": "...", "trial": 2, "turns": [...]}`, nil)
+		}
+		if rec.trial, err = jsonTrial(v); err != nil {
+			return bad("trial", err.Error(), trialFix, nil)
+		}
+	}
 
 	gold, serr := parseSide(obj["gold_turn"], true)
 	if serr != nil {
@@ -549,6 +569,24 @@ func jsonString(v json.RawMessage, allowNumber bool) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s is not a string", string(v))
+}
+
+// trialFix is the fix for a bad trial.
+const trialFix = "number trials with integers from 0 or 1; leave trial out for a dialog that is not a repeated trial"
+
+// jsonTrial decodes a trial: nil when absent or null.
+func jsonTrial(v json.RawMessage) (*int64, error) {
+	if v == nil || isNull(v) {
+		return nil, nil
+	}
+	n, err := jsonInt(v)
+	if err != nil {
+		return nil, fmt.Errorf("trial %s is not an integer", bytes.TrimSpace(v))
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("trial %d is negative", n)
+	}
+	return &n, nil
 }
 
 func jsonInt(v json.RawMessage) (int64, error) {

@@ -28,6 +28,7 @@ const (
 	ColLatencyMS       = "latency_ms"
 	ColGoldNoCall      = "gold_no_call"
 	ColTools           = "tools"
+	ColTrial           = "trial"
 )
 
 // colKind is the logical type a canonical column must have.
@@ -93,6 +94,7 @@ var columns = []column{
 	{ColLatencyMS, kindFloat, false},
 	{ColGoldNoCall, kindBool, false},
 	{ColTools, kindString, false},
+	{ColTrial, kindInt, false},
 }
 
 // Slots of the canonical columns (indexes into columns).
@@ -117,6 +119,7 @@ const (
 	slotLatencyMS
 	slotGoldNoCall
 	slotTools
+	slotTrial
 	numSlots
 )
 

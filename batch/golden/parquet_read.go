@@ -479,6 +479,12 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 		return bad(ColDialogID, "dialog_id is null or empty", "give every row a non-empty dialog_id", nil)
 	}
 	t.DialogID = id
+	if n, ok := s.int(slotTrial); ok {
+		if n < 0 {
+			return bad(ColTrial, fmt.Sprintf("trial %d is negative", n), "number trials from 0 or 1; leave trial null for a dialog that is not a repeated trial", nil)
+		}
+		rec.trial = &n
+	}
 	no, ok := s.int(slotTurnNo)
 	if !ok {
 		return bad(ColTurnNo, "turn_no is null", "give every row a turn_no (1, 2, 3, ...)", nil)
@@ -711,22 +717,22 @@ func (s *parquetSource) intList(slot int) ([]int, error) {
 // groupConsecutive turns a stream of rows into dialogs, cutting where the
 // dialog_id changes. The input must have each dialog's rows contiguous
 // (checked by detect, or ensured by the spill sorter).
-func groupConsecutive(path string, next func() (turnRec, error), tools *toolSource) func(context.Context) (Dialog, error) {
+func groupConsecutive(path string, next func() (turnRec, error), tools *toolSource) func(context.Context) ([]Dialog, error) {
 	var held *turnRec
 	eof := false
-	return func(ctx context.Context) (Dialog, error) {
+	return func(ctx context.Context) ([]Dialog, error) {
 		if held == nil && !eof {
 			rec, err := next()
 			if errors.Is(err, io.EOF) {
 				eof = true
 			} else if err != nil {
-				return Dialog{}, err
+				return nil, err
 			} else {
 				held = &rec
 			}
 		}
 		if held == nil {
-			return Dialog{}, io.EOF
+			return nil, io.EOF
 		}
 		id := held.turn.DialogID
 		recs := []turnRec{*held}
@@ -738,7 +744,7 @@ func groupConsecutive(path string, next func() (turnRec, error), tools *toolSour
 				break
 			}
 			if err != nil {
-				return Dialog{}, err
+				return nil, err
 			}
 			if rec.turn.DialogID != id {
 				held = &rec

@@ -87,6 +87,9 @@ type Dialog struct {
 	// columns, numbered as ExtraSchema's leaf columns (see Reader.Extras).
 	// Nil when the input has no extra columns.
 	Extra []parquet.Row
+	// Trial numbers one of repeated trials of the dialog ID (the trial
+	// column): (ID, Trial) identifies the dialog. Nil when not given.
+	Trial *int64
 }
 
 // Reader streams dialogs from a golden dataset. It is not safe for
@@ -100,7 +103,10 @@ type Reader struct {
 	unsorted *UnsortedInfo
 	numRows  int64
 
-	next    func(ctx context.Context) (Dialog, error)
+	// next returns the dialogs of the next dialog_id: one, or one per
+	// trial.
+	next    func(ctx context.Context) ([]Dialog, error)
+	pending []Dialog
 	closers []func() error
 	done    bool
 	err     error
@@ -226,11 +232,17 @@ func (r *Reader) Next(ctx context.Context) (Dialog, error) {
 	if err := ctx.Err(); err != nil {
 		return Dialog{}, err
 	}
-	d, err := r.next(ctx)
-	if err != nil {
-		r.err = err
-		return Dialog{}, err
+	for len(r.pending) == 0 {
+		ds, err := r.next(ctx)
+		if err != nil {
+			r.err = err
+			return Dialog{}, err
+		}
+		r.pending = ds
 	}
+	d := r.pending[0]
+	r.pending[0] = Dialog{}
+	r.pending = r.pending[1:]
 	return d, nil
 }
 
@@ -277,12 +289,59 @@ type turnRec struct {
 	extra    parquet.Row
 	// tools is the tool definitions' JSON text the row carries; "" for none.
 	tools string
+	// trial is the row's trial; nil when not given.
+	trial *int64
 }
 
-// assemble orders a dialog's turns by turn_no and checks the dialog-level
-// rules: no duplicate turn_no, depends_on naming earlier turns of the
-// dialog, tool definitions (see toolSource) that every gold call fits.
-func assemble(file, id string, recs []turnRec, tools *toolSource) (Dialog, error) {
+// assemble builds the dialogs of one dialog_id from its rows: one dialog,
+// or one per trial in the order of their first row when the rows carry a
+// trial (then every row must). The tool definitions are the dialog_id's,
+// shared by its trials (see toolSource).
+func assemble(file, id string, recs []turnRec, tools *toolSource) ([]Dialog, error) {
+	text, at, err := toolText(file, id, recs)
+	if err != nil {
+		return nil, err
+	}
+	if recs[0].trial == nil {
+		for i := range recs {
+			if recs[i].trial != nil {
+				return nil, recs[i].err(file, ColTrial, fmt.Sprintf("dialog %q has a trial here but not at %s", id, recs[0].where()),
+					"give every row of a dialog a trial, or none", nil)
+			}
+		}
+		d, err := assembleTrial(file, id, recs, tools, text, at)
+		return []Dialog{d}, err
+	}
+	var order []int64
+	byTrial := map[int64][]turnRec{}
+	for _, rec := range recs {
+		if rec.trial == nil {
+			return nil, rec.err(file, ColTrial, fmt.Sprintf("dialog %q has no trial here but has one at %s", id, recs[0].where()),
+				"give every row of a dialog a trial, or none", nil)
+		}
+		n := *rec.trial
+		if _, ok := byTrial[n]; !ok {
+			order = append(order, n)
+		}
+		byTrial[n] = append(byTrial[n], rec)
+	}
+	out := make([]Dialog, 0, len(order))
+	for _, n := range order {
+		d, err := assembleTrial(file, id, byTrial[n], tools, text, at)
+		if err != nil {
+			return nil, err
+		}
+		d.Trial = &n
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// assembleTrial orders a dialog's turns by turn_no and checks the
+// dialog-level rules: no duplicate turn_no, depends_on naming earlier turns
+// of the dialog, tool definitions (text, carried by the row at) that every
+// gold call fits.
+func assembleTrial(file, id string, recs []turnRec, tools *toolSource, text string, at turnRec) (Dialog, error) {
 	slices.SortStableFunc(recs, func(a, b turnRec) int { return a.turn.TurnNo - b.turn.TurnNo })
 	d := Dialog{Dialog: metrics.Dialog{ID: id, Turns: make([]metrics.Turn, len(recs))}, Rows: make([]int64, len(recs))}
 	hasExtra := false
@@ -297,7 +356,7 @@ func assemble(file, id string, recs []turnRec, tools *toolSource) (Dialog, error
 	for i, rec := range recs {
 		if i > 0 && recs[i-1].turn.TurnNo == rec.turn.TurnNo {
 			return Dialog{}, rec.err(file, ColTurnNo,
-				fmt.Sprintf("duplicate turn_no %d in dialog %q (also at %s)", rec.turn.TurnNo, id, recs[i-1].where()),
+				fmt.Sprintf("duplicate turn_no %d in dialog %q%s (also at %s)", rec.turn.TurnNo, id, trialNote(rec.trial), recs[i-1].where()),
 				"give every turn of a dialog its own turn_no", nil)
 		}
 		d.Turns[i] = rec.turn
@@ -316,10 +375,18 @@ func assemble(file, id string, recs []turnRec, tools *toolSource) (Dialog, error
 			}
 		}
 	}
-	if err := tools.resolve(file, &d, recs); err != nil {
+	if err := tools.resolve(file, &d, recs, text, at); err != nil {
 		return Dialog{}, err
 	}
 	return d, nil
+}
+
+// trialNote names a trial in messages (" trial 2"; "" for none).
+func trialNote(trial *int64) string {
+	if trial == nil {
+		return ""
+	}
+	return fmt.Sprintf(" trial %d", *trial)
 }
 
 // parseRole accepts Agent, Tool and User in any letter case.

@@ -247,6 +247,11 @@ func TestMalformed(t *testing.T) {
 		"negative_weight.json":    {sentinel: ErrInvalidRow, column: "weight", text: []string{"-2"}},
 		"empty_dialog_id.jsonl":   {sentinel: ErrInvalidRow, row: -1, column: "dialog_id", text: []string{"line 1"}},
 		"bad_spec.json":           {sentinel: ErrInvalidRow, column: "gold_turn.args", text: []string{"$any must be a JSON array"}},
+		"trial_twice.jsonl":       {sentinel: ErrInvalidRow, row: -1, column: "dialog_id", text: []string{"line 3", `dialog_id "a" trial 1 already appeared on line 1`}},
+		"trial_in_turn.jsonl":     {sentinel: ErrInvalidRow, row: -1, column: "turns[0].trial", text: []string{"line 1", "give the trial on the dialog object"}},
+		"negative_trial.jsonl":    {sentinel: ErrInvalidRow, row: -1, column: "trial", text: []string{"line 1", "trial -1 is negative"}},
+		"mixed_trial.json":        {sentinel: ErrInvalidRow, row: 1, column: "trial", text: []string{"has no trial here but has one at row 0", "every row"}},
+		"string_trial.json":       {sentinel: ErrInvalidRow, row: 0, column: "trial", text: []string{`trial "first" is not an integer`}},
 	}
 	entries, err := os.ReadDir("testdata/malformed")
 	if err != nil {

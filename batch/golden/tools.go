@@ -41,29 +41,40 @@ func (ts *toolSource) parse(text string) (*tooldef.Set, error) {
 	return s, nil
 }
 
-// resolve sets d.Tools from the rows' texts (which must agree) or the
-// default, then checks every gold call against them.
-func (ts *toolSource) resolve(file string, d *Dialog, recs []turnRec) error {
-	first := -1
-	for i, rec := range recs {
+// toolText returns the tool definitions' text the rows of dialog id carry
+// (which must agree; "" when none does) and the first row carrying it.
+func toolText(file, id string, recs []turnRec) (string, turnRec, error) {
+	var at *turnRec
+	for i := range recs {
+		rec := &recs[i]
 		switch {
 		case rec.tools == "":
-		case first < 0:
-			first = i
-		case rec.tools != recs[first].tools:
-			return rec.err(file, ColTools, fmt.Sprintf("dialog %q offers other tool definitions here than at %s", d.ID, recs[first].where()),
+		case at == nil:
+			at = rec
+		case rec.tools != at.tools:
+			return "", turnRec{}, rec.err(file, ColTools, fmt.Sprintf("dialog %q offers other tool definitions here than at %s", id, at.where()),
 				"give the dialog's tools on its first row only, or the same text on every row", nil)
 		}
 	}
+	if at == nil {
+		return "", turnRec{}, nil
+	}
+	return at.tools, *at, nil
+}
+
+// resolve sets d.Tools from text, the dialog's definitions carried by the
+// row at (toolText), or else the default, then checks every gold call of
+// d (whose rows are recs) against them.
+func (ts *toolSource) resolve(file string, d *Dialog, recs []turnRec, text string, at turnRec) error {
 	d.Tools = ts.def
-	if first >= 0 {
-		set, err := ts.parse(recs[first].tools)
+	if text != "" {
+		set, err := ts.parse(text)
 		if err != nil {
 			const problem, fix = "bad tool definitions", `give a JSON array of {"name", "description", "parameters"} definitions`
-			if recs[first].jsonPath != "" { // the dialog object's "tools" key
-				return rowError(file, badinput.NoRow, recs[first].line, "tools", problem, fix, err)
+			if at.jsonPath != "" { // the dialog object's "tools" key
+				return rowError(file, badinput.NoRow, at.line, "tools", problem, fix, err)
 			}
-			return recs[first].err(file, ColTools, problem, fix, err)
+			return at.err(file, ColTools, problem, fix, err)
 		}
 		d.Tools = set
 	}

@@ -37,6 +37,8 @@ type Row struct {
 	// Tools is the dialog's tool definitions (a JSON array), on its first
 	// row only.
 	Tools *string `parquet:"tools,optional"`
+	// Trial numbers one of repeated trials of the dialog (Dialog.Trial).
+	Trial *int64 `parquet:"trial,optional"`
 }
 
 // RowOf converts a turn to its golden row. Args are stored as EncodeArgs
@@ -173,6 +175,7 @@ func (w *Writer) WriteDialog(d Dialog) error {
 		if len(w.rows) == 0 && d.Tools != nil {
 			r.Tools = ptr(string(d.Tools.JSON()))
 		}
+		r.Trial = d.Trial
 		w.rows = append(w.rows, r)
 	}
 	if err := w.writeRows(d.Extra); err != nil {
