@@ -78,10 +78,6 @@ type Options struct {
 	// fingerprint checked on resume. Run closes Source.
 	Source   Source
 	SourceID string
-	// TaskOf, when set, names the task and trial of each dialog that is a
-	// repeated trial; summary.json then reports reliability over trials
-	// (see rundir.WriterOptions.TaskOf).
-	TaskOf func(dialogID string) (task string, trial int, ok bool)
 }
 
 // ShardFromEnv reads the shard of a Kubernetes Indexed Job:

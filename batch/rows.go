@@ -36,6 +36,7 @@ func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]rundir.TurnRo
 		if err != nil {
 			return nil, nil, rundir.DialogRow{}, fmt.Errorf("dialog %q turn %d: %w", d.ID, v.TurnNo, err)
 		}
+		tr.Trial = d.Trial
 		turns = append(turns, tr)
 		src = append(src, gi)
 	}
@@ -55,6 +56,7 @@ func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]rundir.TurnRo
 		Score:            res.Score,
 		Reason:           res.Reason,
 		Label:            res.Label,
+		Trial:            d.Trial,
 	}
 	var lat float64
 	hasLat := false

@@ -169,7 +169,7 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	// The final files are written as dialogs are committed; on resume they
 	// start with the dialogs of the checkpoint parts.
 	if st.final, err = rundir.Create(rundir.FilesIn(outDir),
-		rundir.WriterOptions{Schema: st.ts, RowGroupSize: o.RowGroupSize, Ordinals: o.Shard.Enabled(), Wrap: wrap, TaskOf: o.TaskOf}); err != nil {
+		rundir.WriterOptions{Schema: st.ts, RowGroupSize: o.RowGroupSize, Ordinals: o.Shard.Enabled(), Wrap: wrap}); err != nil {
 		return nil, err
 	}
 	defer st.final.Abort() // no-op once committed

@@ -243,15 +243,15 @@ svg{max-width:100%;height:auto;display:block;margin:1em 0}
 <p>Failure-reason distribution shift: {{if .ReasonShift.Testable}}{{if .ReasonShift.Significant}}<b class="regressed">significant</b>{{else}}not significant{{end}}; chi-square {{printf "%.2f" .ReasonShift.ChiSquare}}, permutation p {{p .ReasonShift.PPermutation}}{{with .ReasonShift.PAsymptotic}}, asymptotic p {{p .}}{{end}}.{{else}}not testable.{{end}}</p>{{end}}
 {{if .Regressed}}<h3>Regressed turns ({{len .Regressed}}, root causes first)</h3>
 <table><tr><th>dialog</th><th>turn</th><th>kind / tool</th><th>reason</th><th>attribution</th><th>gold</th><th>base</th><th>candidate</th><th>failing fields</th></tr>
-{{range first $.Max .Regressed}}<tr><td class="l"><code>{{.DialogID}}</code></td><td>{{.TurnNo}}</td><td class="l">{{.Kind}} {{.Tool}}</td><td class="l">{{.Reason}}</td><td class="l">{{if .RootCause}}root cause{{else}}cascade{{if .CascadeFrom}} from {{.CascadeFrom}}{{end}}{{end}}</td><td class="l"><code>{{.Gold}}</code></td><td class="l"><code>{{.BasePredicted}}</code></td><td class="l"><code>{{.CandidatePredicted}}</code></td><td class="l">{{fields .CandidateFieldScores}}</td></tr>
+{{range first $.Max .Regressed}}<tr><td class="l"><code>{{.DialogID}}</code>{{with .Trial}} trial {{.}}{{end}}</td><td>{{.TurnNo}}</td><td class="l">{{.Kind}} {{.Tool}}</td><td class="l">{{.Reason}}</td><td class="l">{{if .RootCause}}root cause{{else}}cascade{{if .CascadeFrom}} from {{.CascadeFrom}}{{end}}{{end}}</td><td class="l"><code>{{.Gold}}</code></td><td class="l"><code>{{.BasePredicted}}</code></td><td class="l"><code>{{.CandidatePredicted}}</code></td><td class="l">{{fields .CandidateFieldScores}}</td></tr>
 {{end}}</table>{{with more $.Max .Regressed}}<p>…and {{.}} more in compare.json and compare.parquet.</p>{{end}}{{end}}
 {{if .Fixed}}<h3>Fixed turns ({{len .Fixed}})</h3>
 <table><tr><th>dialog</th><th>turn</th><th>kind / tool</th><th>reason in base</th><th>attribution</th><th>gold</th><th>base</th><th>candidate</th></tr>
-{{range first $.Max .Fixed}}<tr><td class="l"><code>{{.DialogID}}</code></td><td>{{.TurnNo}}</td><td class="l">{{.Kind}} {{.Tool}}</td><td class="l">{{.Reason}}</td><td class="l">{{if .RootCause}}root cause{{else}}cascade{{end}}</td><td class="l"><code>{{.Gold}}</code></td><td class="l"><code>{{.BasePredicted}}</code></td><td class="l"><code>{{.CandidatePredicted}}</code></td></tr>
+{{range first $.Max .Fixed}}<tr><td class="l"><code>{{.DialogID}}</code>{{with .Trial}} trial {{.}}{{end}}</td><td>{{.TurnNo}}</td><td class="l">{{.Kind}} {{.Tool}}</td><td class="l">{{.Reason}}</td><td class="l">{{if .RootCause}}root cause{{else}}cascade{{end}}</td><td class="l"><code>{{.Gold}}</code></td><td class="l"><code>{{.BasePredicted}}</code></td><td class="l"><code>{{.CandidatePredicted}}</code></td></tr>
 {{end}}</table>{{with more $.Max .Fixed}}<p>…and {{.}} more in compare.json and compare.parquet.</p>{{end}}{{end}}
 {{if .FlippedDialogs}}<h3>Dialogs whose test_pass flipped ({{len .FlippedDialogs}})</h3>
 <table><tr><th>dialog</th><th>direction</th><th>base score</th><th>candidate score</th><th>candidate root cause</th></tr>
-{{range .FlippedDialogs}}<tr><td class="l"><code>{{.DialogID}}</code></td><td class="l {{.Direction}}">{{.Direction}}</td><td>{{printf "%.2f" .BaseScore}}</td><td>{{printf "%.2f" .CandidateScore}}</td><td class="l">{{.CandidateRootCause}}</td></tr>
+{{range .FlippedDialogs}}<tr><td class="l"><code>{{.DialogID}}</code>{{with .Trial}} trial {{.}}{{end}}</td><td class="l {{.Direction}}">{{.Direction}}</td><td>{{printf "%.2f" .BaseScore}}</td><td>{{printf "%.2f" .CandidateScore}}</td><td class="l">{{.CandidateRootCause}}</td></tr>
 {{end}}</table>{{end}}
 {{end}}
 </body></html>

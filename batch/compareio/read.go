@@ -106,7 +106,7 @@ type rowProblem struct{ column, problem string }
 
 func turnFromRow(r *rundir.TurnRow) (compare.Turn, *rowProblem) {
 	t := compare.Turn{
-		DialogID: r.DialogID, TurnNo: int(r.TurnNo), Kind: metrics.Kind(r.Kind),
+		DialogID: r.DialogID, Trial: r.Trial, TurnNo: int(r.TurnNo), Kind: metrics.Kind(r.Kind),
 		Pass: r.Pass, FailureReason: metrics.Reason(deref(r.FailureReason)), OwnReason: metrics.Reason(deref(r.OwnReason)),
 		ChainBucket: deref(r.ChainBucket), RootCause: r.RootCause, Critical: r.Critical,
 	}
@@ -174,7 +174,7 @@ func callText(tool, action, args *string) string {
 }
 
 func dialogFromRow(r *rundir.DialogRow) compare.Dialog {
-	d := compare.Dialog{ID: r.DialogID, TestPass: r.TestPass, Score: r.Score, SuccessRate: r.SuccessRate,
+	d := compare.Dialog{ID: r.DialogID, Trial: r.Trial, TestPass: r.TestPass, Score: r.Score, SuccessRate: r.SuccessRate,
 		RootCause: metrics.Reason(deref(r.RootCause))}
 	if r.FirstFailureTurn != nil {
 		d.FirstFailureTurn = int(*r.FirstFailureTurn)

@@ -30,6 +30,7 @@ type PairRow struct {
 	Base        string  `parquet:"base"`
 	Candidate   string  `parquet:"candidate"`
 	DialogID    string  `parquet:"dialog_id"`
+	Trial       *int64  `parquet:"trial,optional"` // null when the dialog is not one of repeated trials
 	TurnNo      int64   `parquet:"turn_no"`
 	Kind        string  `parquet:"kind"`
 	Tool        *string `parquet:"tool,optional"`
@@ -79,7 +80,7 @@ func PairRows(rep *compare.Report) []PairRow {
 				change = "both_fail"
 			}
 			rows = append(rows, PairRow{
-				Base: c.Base, Candidate: c.Candidate, DialogID: b.DialogID, TurnNo: int64(b.TurnNo),
+				Base: c.Base, Candidate: c.Candidate, DialogID: b.DialogID, Trial: b.Trial, TurnNo: int64(b.TurnNo),
 				Kind: string(b.Kind), Tool: optStr(b.Tool), ChainBucket: optStr(b.ChainBucket), Change: change,
 				BasePass: b.Pass, CandidatePass: k.Pass,
 				BaseFailureReason: optStr(string(b.FailureReason)), CandidateFailureReason: optStr(string(k.FailureReason)),

@@ -41,8 +41,8 @@ type Result struct {
 	Label       string // "pass" or "fail"
 	Explanation string
 	DialogID    string
-	TurnNo      int // 0 for a dialog's event
-	Trial       int // 0 when trials are not used
+	TurnNo      int    // 0 for a dialog's event
+	Trial       *int64 // nil when the dialog is not one of repeated trials
 	Reason      string
 	Field       string
 	TraceID     string // hex; "" when the prediction did not come from a trace
@@ -88,8 +88,8 @@ func (w *Writer) Write(r Result) error {
 	if r.TurnNo != 0 {
 		add(AttrTurn, otlpjson.Int(int64(r.TurnNo)))
 	}
-	if r.Trial != 0 {
-		add(AttrTrial, otlpjson.Int(int64(r.Trial)))
+	if r.Trial != nil {
+		add(AttrTrial, otlpjson.Int(*r.Trial))
 	}
 	if r.Reason != "" {
 		add(AttrReason, otlpjson.String(r.Reason))
@@ -148,6 +148,10 @@ func Read(ctx context.Context, name string, r io.Reader) ([]Result, error) {
 		m := lr.Attributes.Map()
 		s := func(k string) string { v, _ := m[k].(string); return v }
 		i := func(k string) int { v, _ := m[k].(int64); return int(v) }
+		var trial *int64
+		if v, ok := m[AttrTrial].(int64); ok {
+			trial = &v
+		}
 		score, ok := m[AttrScore].(float64)
 		if !ok {
 			if n, isInt := m[AttrScore].(int64); isInt {
@@ -155,7 +159,7 @@ func Read(ctx context.Context, name string, r io.Reader) ([]Result, error) {
 			}
 		}
 		out = append(out, Result{Name: s(AttrName), Score: score, Label: s(AttrLabel), Explanation: s(AttrExplanation),
-			DialogID: s(AttrDialog), TurnNo: i(AttrTurn), Trial: i(AttrTrial), Reason: s(AttrReason), Field: s(AttrField),
+			DialogID: s(AttrDialog), TurnNo: i(AttrTurn), Trial: trial, Reason: s(AttrReason), Field: s(AttrField),
 			TraceID: string(lr.TraceID), SpanID: string(lr.SpanID)})
 		return nil
 	})
@@ -169,7 +173,7 @@ type Source struct{ TraceID, SpanID string }
 // (aem.correctness, attached to conv, the conversation's first trace) and
 // one for each failed turn (attached to its prediction's span when turn
 // gives one; a missing turn has no prediction and gets conv).
-func FromDialog(res metrics.DialogResult, trial int, conv Source, turn func(turnNo int) (Source, bool)) []Result {
+func FromDialog(res metrics.DialogResult, trial *int64, conv Source, turn func(turnNo int) (Source, bool)) []Result {
 	label := func(pass bool) string {
 		if pass {
 			return "pass"

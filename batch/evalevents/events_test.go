@@ -38,12 +38,12 @@ func TestRoundTrip(t *testing.T) {
 	spans := map[int]Source{1: {"0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"}, 2: {"0af7651916cd43dd8448eb211c80319c", "c7ad6b7169203332"},
 		4: {"0af7651916cd43dd8448eb211c80319c", "d7ad6b7169203333"}}
 	conv := Source{TraceID: "0af7651916cd43dd8448eb211c80319c"}
-	events := FromDialog(res, 3, conv, func(n int) (Source, bool) { s, ok := spans[n]; return s, ok })
+	events := FromDialog(res, i64(3), conv, func(n int) (Source, bool) { s, ok := spans[n]; return s, ok })
 	want := []Result{
-		{Name: NameCorrectness, Score: 0.25, Label: "fail", Explanation: res.Reason, DialogID: "trip-2", Trial: 3, Reason: "tool_mismatch", TraceID: conv.TraceID},
-		{Name: NameStructure, Label: "fail", Explanation: "tool_mismatch", DialogID: "trip-2", TurnNo: 2, Trial: 3, Reason: "tool_mismatch",
+		{Name: NameCorrectness, Score: 0.25, Label: "fail", Explanation: res.Reason, DialogID: "trip-2", Trial: i64(3), Reason: "tool_mismatch", TraceID: conv.TraceID},
+		{Name: NameStructure, Label: "fail", Explanation: "tool_mismatch", DialogID: "trip-2", TurnNo: 2, Trial: i64(3), Reason: "tool_mismatch",
 			TraceID: conv.TraceID, SpanID: "c7ad6b7169203332"},
-		{Name: NameCorrectness, Label: "fail", Explanation: "missing_turn", DialogID: "trip-2", TurnNo: 3, Trial: 3, Reason: "missing_turn", TraceID: conv.TraceID},
+		{Name: NameCorrectness, Label: "fail", Explanation: "missing_turn", DialogID: "trip-2", TurnNo: 3, Trial: i64(3), Reason: "missing_turn", TraceID: conv.TraceID},
 	}
 	if len(events) != 4 {
 		t.Fatalf("%d events, want 4: %+v", len(events), events)
@@ -115,3 +115,5 @@ func TestReadErrors(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func i64(n int64) *int64 { return &n }

@@ -105,7 +105,7 @@ func parseChatLine(name string, row int64, line int, text []byte) (Conversation,
 		if err != nil || t < 0 || t > 1<<31 {
 			return fail("trial", fmt.Sprintf("%s is not a trial number", cl.Trial), "use a non-negative integer", nil)
 		}
-		c.Trial = int(t)
+		c.Trial = &t
 	}
 	if cl.Messages == nil {
 		return fail("messages", "missing or null", "give the conversation's messages as an array", nil)

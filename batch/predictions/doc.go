@@ -66,7 +66,8 @@
 // badinput.ErrInvalid, exit status 3) and
 // name the file, the record and line, the field and the fix: a line that is
 // not JSON, a truncated file (the last line cut, a document that ends
-// early), a missing conversation_id, a duplicate (conversation, trial). An
+// early), a missing conversation_id, a duplicate (conversation, trial), a
+// conversation with both numbered runs and a run without a trial. An
 // agent's malformed output is not an input error: arguments that are not
 // one JSON object are kept as written with Step.ArgsError set, and scored.
 package predictions

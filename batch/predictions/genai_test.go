@@ -120,20 +120,20 @@ func TestGenAISpansFromTheSDK(t *testing.T) {
 	reply := func(text, key string) Step { return Step{Kind: StepReply, Text: text, Source: src(key, 0)} }
 	tests := []struct {
 		id    string
-		trial int
+		trial *int64
 		want  []Step
 	}{
-		{"weather-1", 0, []Step{
+		{"weather-1", nil, []Step{
 			call("get_weather", `{"city":"Paris"}`, "call_1", `{"temp_c":18}`, "w1.tool"),
 			reply("It is 18°C in Paris.", "w1.chat2"),
 		}},
-		{"trip-2", 0, []Step{
+		{"trip-2", nil, []Step{
 			call("search_hotels", `{"city": "Rome"}`, "b", "", "t1.hotels"),
 			call("search_flights", `{"to": "Rome"}`, "a", "", "t1.flights"),
 			reply("Found flights and hotels.", "t1.reply"),
 			{Kind: StepCall, Name: "book_flight", Args: `{"flight": "AZ 123"`, ArgsError: "arguments are not JSON: unexpected EOF", Source: src("t2.book", -1)},
 		}},
-		{s.tid["old.root"], 0, []Step{
+		{s.tid["old.root"], nil, []Step{
 			call("lookup", `{"q": "aem"}`, "x1", "found", "old.tool"),
 			reply("aem is a metric.", "old.chat2"),
 		}},
@@ -144,8 +144,8 @@ func TestGenAISpansFromTheSDK(t *testing.T) {
 			if err != nil || len(got) != 1 {
 				t.Fatalf("Lookup(%q) = %d conversations, %v", tt.id, len(got), err)
 			}
-			if got[0].Trial != tt.trial {
-				t.Errorf("trial = %d, want %d", got[0].Trial, tt.trial)
+			if d := cmp.Diff(tt.trial, got[0].Trial); d != "" {
+				t.Errorf("trial (-want +got):\n%s", d)
 			}
 			if d := cmp.Diff(tt.want, got[0].Steps); d != "" {
 				t.Errorf("steps (-want +got):\n%s", d)
@@ -153,7 +153,7 @@ func TestGenAISpansFromTheSDK(t *testing.T) {
 		})
 	}
 	trials, err := st.Lookup("retry-3")
-	if err != nil || len(trials) != 2 || trials[0].Trial != 1 || trials[1].Trial != 2 || len(trials[1].Steps) != 1 {
+	if err != nil || len(trials) != 2 || *trials[0].Trial != 1 || *trials[1].Trial != 2 || len(trials[1].Steps) != 1 {
 		t.Errorf("retry-3 trials = %+v, %v", trials, err)
 	}
 	stats := st.Stats()

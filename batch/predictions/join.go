@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/align"
@@ -18,8 +18,6 @@ var joinColumns = []struct {
 	name string
 	kind parquet.Kind
 }{
-	{"task_id", parquet.ByteArray},            // the gold dialog_id (dialog_id adds "#<trial>" for trials)
-	{"trial", parquet.Int64},                  // the trial number; null when not given
 	{"predict_seq", parquet.Int64},            // 1-based position of the prediction in the agent's sequence
 	{"predict_function", parquet.ByteArray},   // the function name as the agent gave it
 	{"predict_call_id", parquet.ByteArray},    // the tool call id
@@ -51,8 +49,9 @@ type JoinStats struct {
 
 // Joiner joins the dialogs of a golden dataset with the conversations of a
 // Store: for each gold dialog, one joined dialog per trial of the
-// conversation with its id (dialog_id "<id>#<trial>" when trials are
-// numbered), or one with every turn missing when there is none. It
+// conversation with its id (the gold dialog_id with the conversation's
+// trial as golden.Dialog.Trial: the trial stays a key of its own, never
+// part of the id), or one with every turn missing when there is none. It
 // implements batch.Source. Not safe for concurrent use.
 type Joiner struct {
 	gold       *golden.Reader
@@ -62,15 +61,8 @@ type Joiner struct {
 	goldLeaves int
 	pending    []joinedDialog
 	last       joinedDialog
-	tasks      map[string]TaskTrial // read-only after NewJoiner
 	stats      JoinStats
 	done       bool
-}
-
-// TaskTrial names the gold dialog (task) and trial a joined dialog is.
-type TaskTrial struct {
-	Task  string
-	Trial int
 }
 
 // joinedDialog is a joined dialog with where its predictions came from.
@@ -81,18 +73,9 @@ type joinedDialog struct {
 }
 
 // NewJoiner joins gold with store; Close closes gold (the caller closes
-// the store, which a second Joiner may read again). It reads the store's
-// ids once to know the trial dialogs (see TaskOf).
+// the store, which a second Joiner may read again).
 func NewJoiner(gold *golden.Reader, store *Store, opts align.Options) (*Joiner, error) {
-	j := &Joiner{gold: gold, store: store, opts: opts, tasks: map[string]TaskTrial{}}
-	if err := store.Each(func(c Conversation, _ bool) error {
-		if c.Trial != 0 {
-			j.tasks[trialID(c.ID, c.Trial)] = TaskTrial{Task: c.ID, Trial: c.Trial}
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
+	j := &Joiner{gold: gold, store: store, opts: opts}
 	j.extras = append(j.extras, gold.Extras()...)
 	if s := gold.ExtraSchema(); s != nil {
 		j.goldLeaves = len(s.Columns())
@@ -102,15 +85,6 @@ func NewJoiner(gold *golden.Reader, store *Store, opts align.Options) (*Joiner, 
 			FirstLeaf: j.goldLeaves + i, Leaves: 1})
 	}
 	return j, nil
-}
-
-// trialID names the joined dialog of a conversation's trial: the gold
-// dialog_id, with "#<trial>" for numbered trials.
-func trialID(id string, trial int) string {
-	if trial == 0 {
-		return id
-	}
-	return id + "#" + strconv.Itoa(trial)
 }
 
 func leafNode(k parquet.Kind) parquet.Node {
@@ -129,15 +103,6 @@ func (j *Joiner) Stats() JoinStats { return j.stats }
 
 // Close closes the gold reader.
 func (j *Joiner) Close() error { return j.gold.Close() }
-
-// TaskOf says which task and trial the joined dialog named id is, when it
-// is one of numbered trials. It knows every dialog from the start (a
-// resumed run asks about dialogs before Next gives them again) and is safe
-// for concurrent use.
-func (j *Joiner) TaskOf(id string) (task string, trial int, ok bool) {
-	t, ok := j.tasks[id]
-	return t.Task, t.Trial, ok
-}
 
 // Steps returns, for each turn of the dialog Next returned last, the
 // predicted step on it (nil when the turn has none).
@@ -177,6 +142,15 @@ func (j *Joiner) Next(ctx context.Context) (golden.Dialog, error) {
 
 // join joins one gold dialog with every trial of its conversation.
 func (j *Joiner) join(g golden.Dialog) ([]joinedDialog, error) {
+	if g.Trial != nil {
+		row := badinput.NoRow
+		if j.gold.Format() == golden.FormatParquet {
+			row = g.Rows[0]
+		}
+		return nil, rowError(j.gold.Path(), row, 0, "trial",
+			fmt.Sprintf("gold dialog %q has trial %d: with predictions, the trials come from the predictions", g.ID, *g.Trial),
+			"drop the trial column (or key) from the golden dataset, and number the runs in the predictions (\"trial\", aem.trial)", nil)
+	}
 	j.stats.GoldDialogs++
 	convs, err := j.store.Lookup(g.ID)
 	if err != nil {
@@ -229,8 +203,8 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (joinedDialog, error) 
 	if err != nil {
 		return joinedDialog{}, err
 	}
-	id := trialID(g.ID, c.Trial)
-	d := golden.Dialog{Dialog: metrics.Dialog{ID: id, Turns: joined.Dialog.Turns, Tools: g.Tools}}
+	id := g.ID
+	d := golden.Dialog{Dialog: metrics.Dialog{ID: id, Turns: joined.Dialog.Turns, Tools: g.Tools}, Trial: c.Trial}
 	srcs := make([]*Step, len(d.Turns))
 	goldRow := map[int]int{} // turn_no -> index in g
 	for i, t := range g.Turns {
@@ -258,7 +232,7 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (joinedDialog, error) 
 				j.stats.MalformedArgs++
 			}
 		}
-		extra = j.appendJoinColumns(extra, g.ID, c.Trial, p, st, malformedOf(malformed, p))
+		extra = j.appendJoinColumns(extra, p, st, malformedOf(malformed, p))
 		d.Extra = append(d.Extra, extra)
 	}
 	j.stats.Ignored += len(joined.Ignored)
@@ -277,7 +251,7 @@ func malformedOf(m []string, p int) string {
 }
 
 // appendJoinColumns appends the join's columns for one turn.
-func (j *Joiner) appendJoinColumns(row parquet.Row, task string, trial, p int, st *Step, argsErr string) parquet.Row {
+func (j *Joiner) appendJoinColumns(row parquet.Row, p int, st *Step, argsErr string) parquet.Row {
 	col := j.goldLeaves
 	str := func(s string, ok bool) {
 		if ok {
@@ -295,10 +269,8 @@ func (j *Joiner) appendJoinColumns(row parquet.Row, task string, trial, p int, s
 		}
 		col++
 	}
-	str(task, true)
-	num(trial, trial != 0)
 	if st == nil {
-		for range len(joinColumns) - 2 {
+		for range joinColumns {
 			row = append(row, parquet.NullValue().Level(0, 0, col))
 			col++
 		}

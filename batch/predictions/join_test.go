@@ -2,12 +2,15 @@ package predictions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/align"
@@ -82,7 +85,7 @@ func TestJoinChatLog(t *testing.T) {
 	for _, e := range r.Extras() {
 		names = append(names, e.Name)
 	}
-	wantNames := []string{"team", "task_id", "trial", "predict_seq", "predict_function", "predict_call_id", "predict_args_error",
+	wantNames := []string{"team", "predict_seq", "predict_function", "predict_call_id", "predict_args_error",
 		"source_file", "source_line", "source_trace_id", "source_span_id", "source_message_index"}
 	if d := cmp.Diff(wantNames, names); d != "" {
 		t.Errorf("extra columns (-want +got):\n%s", d)
@@ -94,24 +97,28 @@ func TestJoinChatLog(t *testing.T) {
 			t.Fatal(err)
 		}
 		dialogs = append(dialogs, d.Dialog)
-		if d.ID == "refund-7#2" && d.Turns[0].Predict.UnparsedArgs != "{order: 7}" {
+		name := d.ID
+		if d.Trial != nil {
+			name += fmt.Sprintf("@%d", *d.Trial)
+		}
+		if name == "refund-7@2" && d.Turns[0].Predict.UnparsedArgs != "{order: 7}" {
 			t.Errorf("the agent's arguments did not survive the joined file: %q", d.Turns[0].Predict.UnparsedArgs)
 		}
 		for i, tr := range d.Turns {
-			got = append(got, fmt.Sprintf("%s/%d %s gold=%v pred=%v %s", d.ID, tr.TurnNo, tr.Role, tr.HasGold, tr.HasPredict, extras(r, d.Extra[i])))
+			got = append(got, fmt.Sprintf("%s/%d %s gold=%v pred=%v %s", name, tr.TurnNo, tr.Role, tr.HasGold, tr.HasPredict, extras(r, d.Extra[i])))
 		}
 	}
 	chat := filepath.Join("testdata", "chat.jsonl")
 	want := []string{
-		"sales-report-q3/1 User gold=true pred=false team=<nil> task_id=sales-report-q3",
-		"sales-report-q3/2 Tool gold=true pred=true team=sales task_id=sales-report-q3 predict_seq=1 predict_function=sales_db.aggregate predict_call_id=call_1 source_file=" + chat + " source_line=1 source_message_index=2",
-		"sales-report-q3/3 Agent gold=true pred=true team=sales task_id=sales-report-q3 predict_seq=2 source_file=" + chat + " source_line=1 source_message_index=4",
-		"refund-7#1/1 Tool gold=true pred=true team=<nil> task_id=refund-7 trial=1 predict_seq=1 predict_function=refund predict_call_id=c1 source_file=" + chat + " source_line=2 source_message_index=1",
-		"refund-7#1/2 Agent gold=true pred=true team=<nil> task_id=refund-7 trial=1 predict_seq=2 source_file=" + chat + " source_line=2 source_message_index=2",
-		"refund-7#2/1 Tool gold=true pred=true team=<nil> task_id=refund-7 trial=2 predict_seq=1 predict_function=refund predict_call_id=c1 " +
+		"sales-report-q3/1 User gold=true pred=false team=<nil>",
+		"sales-report-q3/2 Tool gold=true pred=true team=sales predict_seq=1 predict_function=sales_db.aggregate predict_call_id=call_1 source_file=" + chat + " source_line=1 source_message_index=2",
+		"sales-report-q3/3 Agent gold=true pred=true team=sales predict_seq=2 source_file=" + chat + " source_line=1 source_message_index=4",
+		"refund-7@1/1 Tool gold=true pred=true team=<nil> predict_seq=1 predict_function=refund predict_call_id=c1 source_file=" + chat + " source_line=2 source_message_index=1",
+		"refund-7@1/2 Agent gold=true pred=true team=<nil> predict_seq=2 source_file=" + chat + " source_line=2 source_message_index=2",
+		"refund-7@2/1 Tool gold=true pred=true team=<nil> predict_seq=1 predict_function=refund predict_call_id=c1 " +
 			"predict_args_error=arguments are not JSON: invalid character 'o' looking for beginning of object key string source_file=" + chat + " source_line=3 source_message_index=1",
-		"refund-7#2/2 Agent gold=true pred=false team=<nil> task_id=refund-7 trial=2",
-		"unanswered/1 Tool gold=true pred=false team=<nil> task_id=unanswered",
+		"refund-7@2/2 Agent gold=true pred=false team=<nil>",
+		"unanswered/1 Tool gold=true pred=false team=<nil>",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("joined rows (-want +got):\n%s", d)
@@ -126,8 +133,8 @@ func TestJoinChatLog(t *testing.T) {
 			verdicts = append(verdicts, fmt.Sprintf("%s/%d:%s", dr.DialogID, v.TurnNo, v.FailureReason))
 		}
 	}
-	wantV := []string{"sales-report-q3/2:", "sales-report-q3/3:", "refund-7#1/1:", "refund-7#1/2:",
-		"refund-7#2/1:unparseable_arguments", "refund-7#2/2:missing_turn", "unanswered/1:missing_turn"}
+	wantV := []string{"sales-report-q3/2:", "sales-report-q3/3:", "refund-7/1:", "refund-7/2:",
+		"refund-7/1:unparseable_arguments", "refund-7/2:missing_turn", "unanswered/1:missing_turn"}
 	if d := cmp.Diff(wantV, verdicts); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
@@ -151,4 +158,55 @@ func extras(r *golden.Reader, row parquet.Row) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// TestJoinTrialKey: the trial is a key of its own, so a gold dialog_id
+// that looks like "<id>#<trial>" can never be confused with a trial.
+func TestJoinTrialKey(t *testing.T) {
+	dir := t.TempDir()
+	gold := filepath.Join(dir, "gold.jsonl")
+	pred := filepath.Join(dir, "chat.jsonl")
+	writeFile(t, gold, `{"dialog_id": "a", "turns": [{"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "hi"}}]}
+{"dialog_id": "a#1", "turns": [{"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "hi"}}]}
+`)
+	writeFile(t, pred, `{"conversation_id": "a", "trial": 0, "messages": [{"role": "assistant", "content": "hi"}]}
+{"conversation_id": "a", "trial": 1, "messages": [{"role": "assistant", "content": "hi"}]}
+{"conversation_id": "a#1", "messages": [{"role": "assistant", "content": "hello"}]}
+`)
+	var got []string
+	for _, d := range drain(t, joiner(t, gold, pred, align.Options{})) {
+		trial := "none"
+		if d.Trial != nil {
+			trial = fmt.Sprint(*d.Trial)
+		}
+		got = append(got, fmt.Sprintf("%s trial=%s %q", d.ID, trial, d.Turns[0].PredictResponse))
+	}
+	want := []string{`a trial=0 "hi"`, `a trial=1 "hi"`, `a#1 trial=none "hello"`}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("joined dialogs (-want +got):\n%s", d)
+	}
+}
+
+// TestJoinRefusesGoldTrials: with predictions, trials come from the
+// predictions; a golden dataset that has its own is refused.
+func TestJoinRefusesGoldTrials(t *testing.T) {
+	dir := t.TempDir()
+	gold := filepath.Join(dir, "gold.jsonl")
+	pred := filepath.Join(dir, "chat.jsonl")
+	writeFile(t, gold, `{"dialog_id": "a", "trial": 1, "turns": [{"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "hi"}}]}
+`)
+	writeFile(t, pred, `{"conversation_id": "a", "trial": 1, "messages": [{"role": "assistant", "content": "hi"}]}
+`)
+	_, err := joiner(t, gold, pred, align.Options{}).Next(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `gold dialog "a" has trial 1: with predictions, the trials come from the predictions`) ||
+		!strings.Contains(err.Error(), "field trial") || !errors.Is(err, badinput.ErrInvalid) {
+		t.Errorf("err = %v, want the gold trial refused as bad input", err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -230,7 +230,8 @@ func openSpans(ctx context.Context, files []string, formats []Format, opts Optio
 	byConv := newSorter(opts.TempDir, opts.SortMemory)
 	defer byConv.close()
 	if err := eachGroup(byTrace, func(trace string, frs []tagged) error {
-		conv, trial := trace, 0
+		conv := trace
+		var trial *int64
 		for _, t := range frs {
 			if t.F.Conv != "" {
 				conv = t.F.Conv
@@ -239,7 +240,8 @@ func openSpans(ctx context.Context, files []string, formats []Format, opts Optio
 		}
 		for _, t := range frs {
 			if t.F.HasTrial {
-				trial = t.F.Trial
+				n := int64(t.F.Trial)
+				trial = &n
 				break
 			}
 		}
@@ -277,7 +279,7 @@ type tagged struct {
 	Trace  string   `json:"tr"`
 	Span   string   `json:"sp"`
 	ConvID string   `json:"cv,omitempty"`
-	Trial  int      `json:"ti,omitempty"`
+	Trial  *int64   `json:"ti,omitempty"`
 	F      fragment `json:"x"`
 }
 

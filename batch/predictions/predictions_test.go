@@ -46,11 +46,11 @@ func TestChatLog(t *testing.T) {
 			{Kind: StepReply, Text: "Revenue rose 12% in Q3.", Source: src(1, 4)},
 		}}}},
 		{"refund-7", []Conversation{
-			{ID: "refund-7", Trial: 1, Source: src(2, -1), Steps: []Step{
+			{ID: "refund-7", Trial: i64(1), Source: src(2, -1), Steps: []Step{
 				{Kind: StepCall, Name: "refund", Args: `{"order":7}`, CallID: "c1", Source: src(2, 1)}, // an object, leniently
 				{Kind: StepReply, Text: "Order 7 is refunded.", Source: src(2, 2)},
 			}},
-			{ID: "refund-7", Trial: 2, Source: src(3, -1), Steps: []Step{
+			{ID: "refund-7", Trial: i64(2), Source: src(3, -1), Steps: []Step{
 				{Kind: StepCall, Name: "refund", Args: "{order: 7}", CallID: "c1", Result: "error: bad arguments", Source: src(3, 1),
 					ArgsError: "arguments are not JSON: invalid character 'o' looking for beginning of object key string"},
 			}},
@@ -164,7 +164,11 @@ func TestBadInput(t *testing.T) {
 			[]string{"row 1, line 2", "truncated"}},
 		{"chat role", "c.jsonl", `{"conversation_id": "a", "messages": [{"role": "robot"}]}`, FormatAuto, []string{"field messages[0].role: unknown role \"robot\""}},
 		{"chat duplicate", "c.jsonl", "{\"conversation_id\": \"a\", \"messages\": []}\n\n{\"conversation_id\": \"a\", \"messages\": []}\n", FormatAuto,
-			[]string{"line 3", `conversation "a" trial 0 appears twice (also at`, "line 1", "trial"}},
+			[]string{"line 3", `conversation "a" appears twice (also at`, "line 1", "trial"}},
+		{"chat trial twice", "c.jsonl", "{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n", FormatAuto,
+			[]string{"line 2", `conversation "a" trial 0 appears twice (also at`, "line 1"}},
+		{"chat trial and none", "c.jsonl", "{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n{\"conversation_id\": \"a\", \"messages\": []}\n", FormatAuto,
+			[]string{"line 1", `field trial: conversation "a" has trial 0 here and a run without a trial at`, "line 2", "number every run"}},
 		{"chat trial", "c.jsonl", `{"conversation_id": "a", "trial": -1, "messages": []}`, FormatAuto, []string{"field trial"}},
 		{"chat messages type", "c.jsonl", `{"conversation_id": "a", "messages": {}}`, FormatAuto, []string{"field messages"}},
 		{"chat content", "c.jsonl", `{"conversation_id": "a", "messages": [{"role": "assistant", "content": 5}]}`, FormatAuto, []string{"messages[0].content"}},
@@ -270,3 +274,5 @@ func TestAgentOutputAlone(t *testing.T) {
 		t.Errorf("agent output alone: %+v", cs)
 	}
 }
+
+func i64(n int64) *int64 { return &n }

@@ -49,10 +49,22 @@ type Stats struct {
 
 const indexEvery = 32 << 10
 
-// convKey orders conversations by id, then trial. The id is length-prefixed
-// so any id (NUL bytes included) keeps the prefix property Lookup needs.
-func convKey(id string, trial int) string {
-	return idPrefix(id) + string(binary.BigEndian.AppendUint64(nil, uint64(trial)))
+// convKey orders conversations by id, then trial (none first). The id is
+// length-prefixed so any id (NUL bytes included) keeps the prefix property
+// Lookup needs.
+func convKey(id string, trial *int64) string {
+	if trial == nil {
+		return idPrefix(id) + "\x00"
+	}
+	return idPrefix(id) + "\x01" + string(binary.BigEndian.AppendUint64(nil, uint64(*trial)))
+}
+
+// trialNote names a trial in messages (" trial 2"; "" for none).
+func trialNote(trial *int64) string {
+	if trial == nil {
+		return ""
+	}
+	return fmt.Sprintf(" trial %d", *trial)
 }
 
 func idPrefix(id string) string {
@@ -84,8 +96,13 @@ func (sw *storeWriter) add(c Conversation) error {
 	key := convKey(c.ID, c.Trial)
 	if sw.s.n > 0 && key == sw.lastKey {
 		return rowError(c.Source.File, -1, c.Source.Line, "conversation_id",
-			fmt.Sprintf("conversation %q trial %d appears twice (also at %s)", c.ID, c.Trial, where(sw.last)),
+			fmt.Sprintf("conversation %q%s appears twice (also at %s)", c.ID, trialNote(c.Trial), where(sw.last)),
 			"give repeated runs of a conversation distinct \"trial\" numbers, or remove the duplicate", nil)
+	}
+	if sw.s.n > 0 && c.Trial != nil && sw.lastKey == convKey(c.ID, nil) {
+		return rowError(c.Source.File, -1, c.Source.Line, "trial",
+			fmt.Sprintf("conversation %q has trial %d here and a run without a trial at %s", c.ID, *c.Trial, where(sw.last)),
+			"number every run of a conversation with a \"trial\", or none", nil)
 	}
 	val, err := json.Marshal(c)
 	if err != nil {

@@ -81,8 +81,8 @@ type Source struct {
 type Conversation struct {
 	ID string `json:"id"`
 	// Trial numbers repeated runs of the same conversation id (the chat
-	// log's "trial", the span attribute aem.trial); 0 when not given.
-	Trial int    `json:"trial"`
+	// log's "trial", the span attribute aem.trial); nil when not given.
+	Trial *int64 `json:"trial,omitempty"`
 	Steps []Step `json:"steps"`
 	// Source is where the conversation starts (its line, or its first trace).
 	Source Source `json:"source"`

@@ -42,12 +42,26 @@
 // [ErrIncomplete], [ErrCorrupt] or [ErrShardMismatch], naming the location,
 // the file, the row and the column when there is one, and the fix.
 //
+// # Repeated trials
+//
+// A dialog is identified by (dialog_id, trial): DialogRow.Trial and
+// TurnRow.Trial number the repeated trials of one task (the dialog_id),
+// null for a dialog that is not one. The Writer fills each trial's task
+// figures (DialogRow.TaskTrials, TaskPassed, TaskPassAtK, TaskPassHatK,
+// TaskFlaky; package metrics/trials) when it commits the data, from the
+// rows it was given, and Summary.Trials the run's, so a resumed or merged
+// run reports what a single one does; a trial given twice is ErrCorrupt.
+// A shard holds whole tasks (Shard.Contains looks at the dialog_id only).
+//
 // # Adding a column
 //
-// Add a field to TurnRow or DialogRow (with parquet and json tags, at the
-// end of the struct: readers check that a file starts with the columns of
-// the row type, so an older file without the new column is refused with a
-// message, not misread) and fill it where package batch converts verdicts
-// into rows (batch/rows.go). Summary fields go in summary.go; bump
-// SummaryVersion only for a change old readers would misread.
+// Add a field to TurnRow or DialogRow at the end of the struct, optional
+// (a pointer, or an optional list), with parquet and json tags, and its
+// name at the end of the row type's layout (layout.go): readers check
+// that a file starts with the columns of the first layout and accept a
+// file that lacks the columns added since (they read as null; DialogReader
+// upgrades the rows, so Merge writes the current layout). Fill it where
+// package batch converts verdicts into rows (batch/rows.go). Summary
+// fields go in summary.go; bump SummaryVersion only for a change old
+// readers would misread.
 package rundir

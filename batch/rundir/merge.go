@@ -92,7 +92,7 @@ func Merge(ctx context.Context, opts MergeOptions, outDir string, shardDirs ...s
 			return nil, fmt.Errorf("merging shard %s: %w", r.Location, r.relocate(err, TurnsFile))
 		}
 		readers = append(readers, s)
-		rts := turnSchemaOf(s.Schema())
+		rts := s.TurnSchema()
 		if ts == nil {
 			ts = rts
 		} else if rts.String() != ts.String() {

@@ -124,14 +124,14 @@ func (r *Run) check() error {
 	files := []struct {
 		name   string
 		rows   int
-		schema *parquet.Schema
-	}{{TurnsFile, s.Turns, turnRowSchema}, {DialogsFile, s.Dialogs, dialogRowSchema}}
+		layout *layout
+	}{{TurnsFile, s.Turns, &turnLayout}, {DialogsFile, s.Dialogs, &dialogLayout}}
 	if r.Shard != nil {
 		files = append(files, struct {
 			name   string
 			rows   int
-			schema *parquet.Schema
-		}{OrdinalsFile, s.Dialogs, ordinalRowSchema})
+			layout *layout
+		}{OrdinalsFile, s.Dialogs, &ordinalLayout})
 	}
 	for _, c := range files {
 		p, err := openParquet(r.path(c.name))
@@ -147,42 +147,17 @@ func (r *Run) check() error {
 		if n != int64(c.rows) {
 			return corrupt(r.name(c.name), noRow, "", fmt.Sprintf("%d rows, %s says %d", n, SummaryFile, c.rows), nil)
 		}
-		if err := schemaPrefix(fileSchema, c.schema); err != nil {
+		fields, err := c.layout.fieldsIn(fileSchema)
+		if err != nil {
 			return corrupt(r.name(c.name), noRow, "", "not the schema of "+c.name, err)
 		}
 		if c.name == TurnsFile {
-			for _, f := range fileSchema.Fields()[len(c.schema.Fields()):] {
+			for _, f := range fileSchema.Fields()[fields:] {
 				r.ExtraColumns = append(r.ExtraColumns, f.Name())
 			}
 		}
 	}
 	return nil
-}
-
-// schemaPrefix checks that got starts with want's leaf columns.
-func schemaPrefix(got, want *parquet.Schema) error {
-	g, w := got.Columns(), want.Columns()
-	if len(g) < len(w) {
-		return fmt.Errorf("%d columns, want at least %d", len(g), len(w))
-	}
-	for i := range w {
-		if !slicesEqual(g[i], w[i]) {
-			return fmt.Errorf("column %d is %v, want %v", i, g[i], w[i])
-		}
-	}
-	return nil
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Dir is the local directory holding the run's files (a temporary copy for

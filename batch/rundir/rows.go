@@ -111,6 +111,8 @@ type TurnRow struct {
 	// would have given, for runs with an escalating scorer (embed+judge,
 	// judge); null for other runs.
 	EmbedPass *bool `parquet:"embed_pass,optional" json:"embed_pass"`
+	// Trial is the dialog's trial (DialogRow.Trial).
+	Trial *int64 `parquet:"trial,optional" json:"trial"`
 }
 
 // DialogRow is one row of dialogs.parquet: the composed verdict of one
@@ -133,6 +135,22 @@ type DialogRow struct {
 	Reason           string   `parquet:"reason" json:"reason"`
 	Label            string   `parquet:"label" json:"label"`
 	LatencyMS        *float64 `parquet:"latency_ms,optional" json:"latency_ms"`
+
+	// Trial numbers the repeated trials of one task (the dialog_id): a
+	// dialog is identified by (dialog_id, trial). Null when the dialog is
+	// not one of repeated trials.
+	Trial *int64 `parquet:"trial,optional" json:"trial"`
+	// The reliability of the dialog's task over all its trials, the same on
+	// every trial's row (metrics/trials); null for a dialog without a
+	// trial. TaskPassAtK[k-1] and TaskPassHatK[k-1] are the task's pass@k
+	// (at least one of k trials passes) and pass^k (all k pass), for k = 1
+	// up to TaskTrials; TaskFlaky is set when some trials pass and some
+	// fail.
+	TaskTrials   *int64    `parquet:"task_trials,optional" json:"task_trials"`
+	TaskPassed   *int64    `parquet:"task_passed,optional" json:"task_passed"`
+	TaskPassAtK  []float64 `parquet:"task_pass_at_k,optional,list" json:"task_pass_at_k"`
+	TaskPassHatK []float64 `parquet:"task_pass_hat_k,optional,list" json:"task_pass_hat_k"`
+	TaskFlaky    *bool     `parquet:"task_flaky,optional" json:"task_flaky"`
 }
 
 // OrdinalRow is one row of ordinals.parquet (and of a checkpoint part's
@@ -181,13 +199,25 @@ func NewTurnSchema(extras []golden.ExtraColumn) (*TurnSchema, error) {
 	return ts, nil
 }
 
-// turnSchemaOf returns the TurnSchema of an existing turns.parquet.
-func turnSchemaOf(s *parquet.Schema) *TurnSchema {
-	ts := &TurnSchema{schema: turnRowSchema, baseLeafs: len(turnRowSchema.Columns())}
-	if len(s.Columns()) > ts.baseLeafs {
-		ts.schema, ts.extras = s, true
+// turnSchemaOf returns the TurnSchema for the rows of an existing
+// turns.parquet whose schema is s and which holds the first n TurnRow
+// fields (layout.fieldsIn): s itself when it has the current layout, else
+// TurnRow's fields followed by s's extra columns, the schema of its rows
+// once upgraded (DialogReader does).
+func turnSchemaOf(s *parquet.Schema, n int) (*TurnSchema, error) {
+	fields := s.Fields()
+	if n == len(turnRowSchema.Fields()) {
+		ts := &TurnSchema{schema: turnRowSchema, baseLeafs: len(turnRowSchema.Columns())}
+		if len(fields) > n {
+			ts.schema, ts.extras = s, true
+		}
+		return ts, nil
 	}
-	return ts
+	var extras []golden.ExtraColumn
+	for _, f := range fields[n:] {
+		extras = append(extras, golden.ExtraColumn{Name: f.Name(), Node: f, Leaves: leafCount(f)})
+	}
+	return NewTurnSchema(extras)
 }
 
 // HasExtras reports whether rows carry extra input columns: a Dialog then

@@ -3,10 +3,12 @@ package rundir_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -295,4 +297,88 @@ func TestWriteRowsRefusesOrder(t *testing.T) {
 	if _, err := rundir.WriteRows(t.TempDir(), rundir.Summary{}, turns, nil); err == nil {
 		t.Error("WriteRows accepted a dialog whose turns are not consecutive")
 	}
+}
+
+// TestTrialRows: (dialog_id, trial) is the key of a dialog; the writer
+// gives every trial its task's figures, none to the other dialogs, and the
+// summary the run's.
+func TestTrialRows(t *testing.T) {
+	ctx := context.Background()
+	trial := func(tr rundir.TurnRow, n int64) rundir.TurnRow { tr.Trial = &n; return tr }
+	pass := func(tr rundir.TurnRow) rundir.TurnRow { tr.Pass, tr.FailureReason = true, nil; return tr }
+	turns := []rundir.TurnRow{
+		trial(pass(fullTurn("a", 1)), 0), trial(fullTurn("a", 1), 1), trial(pass(fullTurn("a", 1)), 2),
+		fullTurn("b", 1),
+		trial(pass(fullTurn("c", 1)), 0), trial(pass(fullTurn("c", 1)), 1), trial(pass(fullTurn("c", 1)), 2),
+	}
+	var dialogs []rundir.DialogRow
+	for _, tr := range turns {
+		d := fullDialog(tr.DialogID, 1)
+		d.Trial, d.TestPass = tr.Trial, tr.Pass
+		dialogs = append(dialogs, d)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	os.MkdirAll(dir, 0o755)
+	sum, err := rundir.WriteRows(dir, rundir.Summary{Scorer: "lexical"}, turns, dialogs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sum.Trials; s == nil || s.Tasks != 2 || s.K != 3 || s.Flaky != 1 || s.PassHat[2] != 0.5 || s.PassAt[0] != 5.0/6 {
+		t.Errorf("summary trials = %+v", sum.Trials)
+	}
+	_, _, got, _ := readAll(t, dir)
+	var lines []string
+	for _, d := range got {
+		lines = append(lines, fmt.Sprintf("%s %v %v %v %v %v %v", d.DialogID, str(d.Trial), str(d.TaskTrials), str(d.TaskPassed), d.TaskPassAtK, d.TaskPassHatK, str(d.TaskFlaky)))
+	}
+	want := []string{
+		"a 0 3 2 [0.6666666666666667 1 1] [0.6666666666666666 0.3333333333333333 0] true",
+		"a 1 3 2 [0.6666666666666667 1 1] [0.6666666666666666 0.3333333333333333 0] true",
+		"a 2 3 2 [0.6666666666666667 1 1] [0.6666666666666666 0.3333333333333333 0] true",
+		"b - - - [] [] -",
+		"c 0 3 3 [1 1 1] [1 1 1] false",
+		"c 1 3 3 [1 1 1] [1 1 1] false",
+		"c 2 3 3 [1 1 1] [1 1 1] false",
+	}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Errorf("dialogs (-want +got):\n%s", d)
+	}
+	r, err := rundir.Open(ctx, dir, rundir.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Summary.Trials == nil || r.Summary.Trials.Tasks != 2 {
+		t.Errorf("summary.json trials = %+v", r.Summary.Trials)
+	}
+
+	// Refusals: a trial twice, and a turn of another trial than its dialog.
+	dup := append(slices.Clone(dialogs[:2]), dialogs[1])
+	if _, err := rundir.WriteRows(t.TempDir(), rundir.Summary{}, turns[:3], dup); err == nil || !strings.Contains(err.Error(), `dialog "a" trial 1 appears twice`) {
+		t.Errorf("a trial twice: %v", err)
+	}
+	w, err := rundir.Create(rundir.FilesIn(t.TempDir()), rundir.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	err = w.Add(&rundir.Dialog{Row: dialogs[0], Turns: turns[1:2], Ordinal: rundir.OrdinalRow{DialogID: "a", Turns: 1}})
+	if !errors.Is(err, rundir.ErrCorrupt) || !strings.Contains(err.Error(), `turn row of dialog "a" trial 1 found where trial 0 was expected`) {
+		t.Errorf("a turn of another trial: %v", err)
+	}
+	if err := w.Add(&rundir.Dialog{Row: dialogs[0], Turns: turns[:1], Ordinal: rundir.OrdinalRow{DialogID: "a", Turns: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add(&rundir.Dialog{Row: dialogs[0], Turns: turns[:1], Ordinal: rundir.OrdinalRow{DialogID: "a", Turns: 1}}); !errors.Is(err, rundir.ErrCorrupt) ||
+		!strings.Contains(err.Error(), `dialog "a" trial 0 appears twice`) {
+		t.Errorf("Add of a trial twice: %v", err)
+	}
+}
+
+// str formats an optional value ("-" for nil).
+func str[T any](p *T) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
 }

@@ -10,7 +10,8 @@ import (
 
 // Shard selects one of Count disjoint subsets of the dialogs. Dialog d is
 // in shard FNV-1a-64(d.ID) mod Count, so a shard's content depends only on
-// the dialog IDs, never on the other shards.
+// the dialog IDs, never on the other shards, and every trial of a task
+// (the same dialog_id) is in the same shard.
 type Shard struct {
 	Index int
 	Count int

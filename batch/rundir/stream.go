@@ -13,13 +13,22 @@ import (
 // triple in file order, as raw rows: Merge reads shard outputs with it and
 // package batch the parts of a checkpoint. A DialogReader is for use by one
 // goroutine.
+//
+// Files written before a column was added to TurnRow or DialogRow (see
+// layout) are read in the current layout: Next gives rows with the
+// missing columns null and TurnSchema the schema of the upgraded turns.
 type DialogReader struct {
 	files                    []*parquetFile
 	turns, dialogs, ordinals *rowIter
 	n                        int64
+	// TurnRow and DialogRow fields the files hold.
+	turnFields, dialogFields int
+	schema                   *TurnSchema
 }
 
-// OpenDialogs opens files. A missing file is ErrIncomplete.
+// OpenDialogs opens files. A missing file is ErrIncomplete; a turns or
+// dialogs file that does not start with the columns of TurnRow or
+// DialogRow is ErrCorrupt.
 func OpenDialogs(files Files) (*DialogReader, error) {
 	r := &DialogReader{}
 	for _, p := range []string{files.Turns, files.Dialogs, files.Ordinals} {
@@ -32,6 +41,19 @@ func OpenDialogs(files Files) (*DialogReader, error) {
 			return nil, err
 		}
 		r.files = append(r.files, f)
+	}
+	var err error
+	if r.turnFields, err = turnLayout.fieldsIn(r.files[0].pf.Schema()); err != nil {
+		r.Close()
+		return nil, corrupt(files.Turns, noRow, "", "not the schema of "+TurnsFile, err)
+	}
+	if r.dialogFields, err = dialogLayout.fieldsIn(r.files[1].pf.Schema()); err != nil {
+		r.Close()
+		return nil, corrupt(files.Dialogs, noRow, "", "not the schema of "+DialogsFile, err)
+	}
+	if r.schema, err = turnSchemaOf(r.files[0].pf.Schema(), r.turnFields); err != nil {
+		r.Close()
+		return nil, corrupt(files.Turns, noRow, "", "cannot read its extra columns", err)
 	}
 	r.turns, r.dialogs, r.ordinals = newRowIter(r.files[0]), newRowIter(r.files[1]), newRowIter(r.files[2])
 	return r, nil
@@ -63,6 +85,7 @@ func (r *DialogReader) Next() (*Dialog, error) {
 		}
 		return nil, err
 	}
+	d.RowRaw = dialogLayout.upgrade(d.RowRaw, r.dialogFields)
 	if err := dialogRowSchema.Reconstruct(&d.Row, d.RowRaw); err != nil {
 		return nil, corrupt(dialogsPath, r.n, "", "cannot decode the row", err)
 	}
@@ -77,13 +100,14 @@ func (r *DialogReader) Next() (*Dialog, error) {
 			}
 			return nil, err
 		}
+		d.TurnsRaw[i] = turnLayout.upgrade(d.TurnsRaw[i], r.turnFields)
 	}
 	r.n++
 	return d, nil
 }
 
-// Schema is the schema of the turns file.
-func (r *DialogReader) Schema() *parquet.Schema { return r.files[0].pf.Schema() }
+// TurnSchema is the schema of the turns Next gives.
+func (r *DialogReader) TurnSchema() *TurnSchema { return r.schema }
 
 // Close closes the files.
 func (r *DialogReader) Close() error {

@@ -55,8 +55,10 @@ type Summary struct {
 	LatencyCorrelation *LatencyCorrelation `json:"latency_correlation,omitempty"`
 	// Judge is set for runs with an escalating scorer (embed+judge, judge).
 	Judge *JudgeSummary `json:"judge,omitempty"`
-	// Trials is set when dialogs are repeated trials of tasks (aem run
-	// --predictions with trial numbers): pass@k, pass^k and flaky tasks.
+	// Trials is set when dialogs are repeated trials of tasks (a trial
+	// column in the golden dataset, or trial numbers in the predictions):
+	// pass@k, pass^k and flaky tasks over the dialogs with a trial;
+	// dialogs.parquet has each task's figures.
 	Trials *trials.Summary `json:"trials,omitempty"`
 
 	Timings map[string]float64 `json:"timings_seconds"`
@@ -124,17 +126,18 @@ type summaryAcc struct {
 	lat, latScore          []float64
 	digest                 hash.Hash
 	judge                  JudgeSummary
-	judged                 bool // a row came from an escalating scorer
-	taskOf                 func(string) (string, int, bool)
-	outcomes               []trials.Outcome
+	judged                 bool             // a row came from an escalating scorer
+	outcomes               []trials.Outcome // of the dialogs with a trial
+	trialSeen              map[dialogKey]bool
 }
 
 func newSummaryAcc() *summaryAcc {
 	return &summaryAcc{
-		sub:     map[string]*[2]int{},
-		reasons: map[string]ReasonCount{},
-		buckets: map[string]*BucketStat{},
-		digest:  sha256.New(),
+		sub:       map[string]*[2]int{},
+		reasons:   map[string]ReasonCount{},
+		buckets:   map[string]*BucketStat{},
+		digest:    sha256.New(),
+		trialSeen: map[dialogKey]bool{},
 	}
 }
 
@@ -208,7 +211,17 @@ func (a *summaryAcc) addJudge(t *TurnRow) {
 	}
 }
 
-func (a *summaryAcc) addDialog(d *DialogRow, goldDigest []byte) {
+// addDialog counts a dialog; a trial of a task that was already counted
+// is ErrCorrupt.
+func (a *summaryAcc) addDialog(d *DialogRow, goldDigest []byte) error {
+	if d.Trial != nil {
+		k := keyOf(d.DialogID, d.Trial)
+		if a.trialSeen[k] {
+			return corrupt(DialogsFile, noRow, "trial", fmt.Sprintf("dialog %q trial %d appears twice", d.DialogID, *d.Trial), nil)
+		}
+		a.trialSeen[k] = true
+		a.outcomes = append(a.outcomes, trials.Outcome{Task: d.DialogID, Trial: int(*d.Trial), Pass: d.TestPass})
+	}
 	a.dialogs++
 	if d.TestPass {
 		a.testPass++
@@ -219,11 +232,7 @@ func (a *summaryAcc) addDialog(d *DialogRow, goldDigest []byte) {
 		a.latScore = append(a.latScore, d.Score)
 	}
 	a.digest.Write(goldDigest)
-	if a.taskOf != nil {
-		if task, trial, ok := a.taskOf(d.DialogID); ok {
-			a.outcomes = append(a.outcomes, trials.Outcome{Task: task, Trial: trial, Pass: d.TestPass})
-		}
-	}
+	return nil
 }
 
 // summary builds the Summary; header fields (Input, Scorer, Thresholds,

@@ -3,14 +3,17 @@ package rundir
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 
 	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/metrics/trials"
 )
 
 // DefaultRowGroupSize is the number of rows per row group of turns.parquet
@@ -46,10 +49,6 @@ type WriterOptions struct {
 	Codec        compress.Codec // nil: zstd
 	Ordinals     bool           // also write Files.Ordinals
 	Wrap         Wrap           // tests: fault injection
-	// TaskOf, when set, names the task and trial of a dialog that is one of
-	// repeated trials (ok false for the others); Summary then reports
-	// reliability over the trials (Summary.Trials).
-	TaskOf func(dialogID string) (task string, trial int, ok bool)
 }
 
 // Writer writes the Parquet files of a run directory (or of a checkpoint
@@ -64,8 +63,16 @@ type WriterOptions struct {
 // the bytes depend only on the row sequence: a resumed or merged run is
 // byte-identical to an uninterrupted single one.
 //
+// Dialogs with a trial (DialogRow.Trial) get their task's figures
+// (DialogRow.TaskTrials and the rest) when the data is committed: they
+// depend on every trial of the task, so CommitData rewrites
+// dialogs.parquet with them, whatever the rows said before (a resumed or
+// merged run recomputes them from the trials' verdicts).
+//
 // A Writer is for use by one goroutine.
 type Writer struct {
+	opts     WriterOptions
+	files    Files
 	schema   *TurnSchema
 	turns    *rowFile            // with extra columns
 	typed    *typedFile[TurnRow] // without
@@ -86,8 +93,7 @@ func Create(files Files, opts WriterOptions) (*Writer, error) {
 	if opts.Codec == nil {
 		opts.Codec = &parquet.Zstd
 	}
-	w := &Writer{schema: opts.Schema, acc: newSummaryAcc()}
-	w.acc.taskOf = opts.TaskOf
+	w := &Writer{opts: opts, files: files, schema: opts.Schema, acc: newSummaryAcc()}
 	var err error
 	if opts.Schema.extras {
 		w.turns, err = createRowFile(files.Turns, opts.Schema.schema, opts.RowGroupSize, opts.Codec, opts.Wrap)
@@ -117,7 +123,7 @@ func (w *Writer) Add(d *Dialog) error {
 		return fmt.Errorf("dialog %q: TurnRow values given to a writer with extra columns (use TurnSchema.Row)", d.Ordinal.DialogID)
 	}
 	for i := range d.Turns {
-		if err := w.addTurn(d.Turns[i], d.Ordinal.DialogID); err != nil {
+		if err := w.addTurn(d.Turns[i], &d.Row); err != nil {
 			return err
 		}
 	}
@@ -127,7 +133,7 @@ func (w *Writer) Add(d *Dialog) error {
 			if err := safely(w.typed.t.Path(), noRow, func() error { return turnRowSchema.Reconstruct(&tr, raw) }); err != nil {
 				return fmt.Errorf("decoding a turn of dialog %q: %w", d.Ordinal.DialogID, err)
 			}
-			if err := w.addTurn(tr, d.Ordinal.DialogID); err != nil {
+			if err := w.addTurn(tr, &d.Row); err != nil {
 				return err
 			}
 			continue
@@ -136,7 +142,7 @@ func (w *Writer) Add(d *Dialog) error {
 		if err != nil {
 			return corrupt(w.turns.t.Path(), noRow, "", fmt.Sprintf("decoding a turn of dialog %q", d.Ordinal.DialogID), err)
 		}
-		if err := checkTurn(&tr, d.Ordinal.DialogID); err != nil {
+		if err := checkTurn(&tr, &d.Row); err != nil {
 			return err
 		}
 		w.acc.addTurn(&tr)
@@ -148,7 +154,9 @@ func (w *Writer) Add(d *Dialog) error {
 	if raw == nil {
 		raw = dialogRowSchema.Deconstruct(nil, &d.Row)
 	}
-	w.acc.addDialog(&d.Row, d.Ordinal.GoldSHA256)
+	if err := w.acc.addDialog(&d.Row, d.Ordinal.GoldSHA256); err != nil {
+		return err
+	}
 	if err := w.dialogs.Write(raw); err != nil {
 		return err
 	}
@@ -160,8 +168,8 @@ func (w *Writer) Add(d *Dialog) error {
 	return nil
 }
 
-func (w *Writer) addTurn(tr TurnRow, dialogID string) error {
-	if err := checkTurn(&tr, dialogID); err != nil {
+func (w *Writer) addTurn(tr TurnRow, d *DialogRow) error {
+	if err := checkTurn(&tr, d); err != nil {
 		return err
 	}
 	w.acc.addTurn(&tr)
@@ -172,11 +180,45 @@ func (w *Writer) addTurn(tr TurnRow, dialogID string) error {
 	return nil
 }
 
-func checkTurn(tr *TurnRow, dialogID string) error {
-	if tr.DialogID != dialogID {
-		return corrupt(TurnsFile, noRow, "dialog_id", fmt.Sprintf("turn row of dialog %q found where dialog %q was expected", tr.DialogID, dialogID), nil)
+// checkTurn checks that a turn belongs to dialog d: the same dialog_id
+// and trial.
+func checkTurn(tr *TurnRow, d *DialogRow) error {
+	if tr.DialogID != d.DialogID {
+		return corrupt(TurnsFile, noRow, "dialog_id", fmt.Sprintf("turn row of dialog %q found where dialog %q was expected", tr.DialogID, d.DialogID), nil)
+	}
+	if !SameTrial(tr.Trial, d.Trial) {
+		return corrupt(TurnsFile, noRow, "trial", fmt.Sprintf("turn row of dialog %q trial %s found where trial %s was expected", tr.DialogID, trialText(tr.Trial), trialText(d.Trial)), nil)
 	}
 	return nil
+}
+
+// sameDialog reports whether two turns belong to the same dialog.
+func sameDialog(a, b *TurnRow) bool { return a.DialogID == b.DialogID && SameTrial(a.Trial, b.Trial) }
+
+// SameTrial reports whether two trials (DialogRow.Trial, TurnRow.Trial)
+// are the same: both none, or equal.
+func SameTrial(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// dialogKey identifies a dialog of a run: (dialog_id, trial).
+type dialogKey struct {
+	id       string
+	trial    int64
+	hasTrial bool
+}
+
+func keyOf(id string, trial *int64) dialogKey {
+	if trial == nil {
+		return dialogKey{id: id}
+	}
+	return dialogKey{id, *trial, true}
+}
+
+// trialText writes a trial for messages ("none" when not set).
+func trialText(t *int64) string {
+	if t == nil {
+		return "none"
+	}
+	return strconv.FormatInt(*t, 10)
 }
 
 func (w *Writer) flushStage() error {
@@ -215,7 +257,65 @@ func (w *Writer) CommitData() error {
 			return err
 		}
 	}
+	if len(w.acc.outcomes) > 0 {
+		return w.fillTasks()
+	}
 	return nil
+}
+
+// fillTasks rewrites the committed dialogs file with each trial's task
+// figures (and none on the other dialogs). The file is replaced
+// atomically; summary.json, written after, still marks the run complete.
+func (w *Writer) fillTasks() error {
+	tasks := map[string]*trials.Task{}
+	perTask := trials.PerTask(w.acc.outcomes)
+	for i := range perTask {
+		tasks[perTask[i].Task] = &perTask[i]
+	}
+	src, err := openParquet(w.files.Dialogs)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	it := newRowIter(src)
+	defer it.Close()
+	dst, err := createRowFile(w.files.Dialogs, dialogRowSchema, w.opts.RowGroupSize, w.opts.Codec, w.opts.Wrap)
+	if err != nil {
+		return err
+	}
+	for row := int64(0); ; row++ {
+		raw, err := it.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			dst.Abort()
+			return err
+		}
+		var d DialogRow
+		if err := safely(w.files.Dialogs, row, func() error { return dialogRowSchema.Reconstruct(&d, raw) }); err != nil {
+			dst.Abort()
+			return err
+		}
+		setTask(&d, tasks[d.DialogID])
+		if err := dst.Write(dialogRowSchema.Deconstruct(nil, &d)); err != nil {
+			dst.Abort()
+			return err
+		}
+	}
+	return dst.Commit()
+}
+
+// setTask sets the task figures of a dialog: t's when the dialog has a
+// trial, none otherwise.
+func setTask(d *DialogRow, t *trials.Task) {
+	d.TaskTrials, d.TaskPassed, d.TaskPassAtK, d.TaskPassHatK, d.TaskFlaky = nil, nil, nil, nil, nil
+	if d.Trial == nil || t == nil {
+		return
+	}
+	n, p, flaky := int64(t.Trials), int64(t.Passed), t.Flaky
+	d.TaskTrials, d.TaskPassed, d.TaskFlaky = &n, &p, &flaky
+	d.TaskPassAtK, d.TaskPassHatK = t.PassAt, t.PassHat
 }
 
 // Abort discards the files not yet committed. It is a no-op after
@@ -231,8 +331,9 @@ func (w *Writer) Abort() {
 	}
 }
 
-// statColumns are the leaf columns of turns.parquet the summary needs.
-var statColumns = func() (c struct{ dialogID, pass, reason, structure, completeness, truthfulness, bucket, rootCause int }) {
+// statColumns are the leaf columns of turns.parquet the summary and
+// checkTurn need.
+var statColumns = func() (c struct{ dialogID, pass, reason, structure, completeness, truthfulness, bucket, rootCause, trial int }) {
 	idx := func(name string) int {
 		leaf, ok := turnRowSchema.Lookup(name)
 		if !ok {
@@ -242,7 +343,7 @@ var statColumns = func() (c struct{ dialogID, pass, reason, structure, completen
 	}
 	c.dialogID, c.pass, c.reason = idx("dialog_id"), idx("pass"), idx("failure_reason")
 	c.structure, c.completeness, c.truthfulness = idx("structure"), idx("completeness"), idx("truthfulness")
-	c.bucket, c.rootCause = idx("chain_bucket"), idx("root_cause")
+	c.bucket, c.rootCause, c.trial = idx("chain_bucket"), idx("root_cause"), idx("trial")
 	return c
 }()
 
@@ -277,13 +378,18 @@ func turnStatOf(row parquet.Row) (TurnRow, error) {
 			tr.ChainBucket = optional(v)
 		case statColumns.rootCause:
 			tr.RootCause = v.Boolean()
+		case statColumns.trial:
+			if !v.IsNull() {
+				n := v.Int64()
+				tr.Trial = &n
+			}
 		default:
 			continue
 		}
 		seen++
 	}
-	if seen != 8 {
-		return TurnRow{}, fmt.Errorf("row has %d of the 8 summary columns", seen)
+	if seen != 9 {
+		return TurnRow{}, fmt.Errorf("row has %d of the 9 summary columns", seen)
 	}
 	return tr, nil
 }
@@ -303,16 +409,16 @@ func RemoveOutputs(dir string) error {
 
 // WriteRows writes a complete run directory dir from rows, for tools and
 // tests that make a run without the pipeline: turns in order, the turns of
-// one dialog consecutive; dialogs (nil: one DialogRow per run of turns with
-// the same dialog_id, with only DialogID set) in the same order, each
-// dialog_id once. The
-// summary's totals come from the rows; header's Input, Scorer, Thresholds
-// and Settings are kept.
+// one dialog (dialog_id and trial) consecutive; dialogs (nil: one
+// DialogRow per run of turns with the same dialog_id and trial, with only
+// DialogID and Trial set) in the same order, each (dialog_id, trial) once.
+// The summary's totals come from the rows; header's Input, Scorer,
+// Thresholds and Settings are kept.
 func WriteRows(dir string, header Summary, turns []TurnRow, dialogs []DialogRow) (*Summary, error) {
 	if dialogs == nil {
 		for i, tr := range turns {
-			if i == 0 || turns[i-1].DialogID != tr.DialogID {
-				dialogs = append(dialogs, DialogRow{DialogID: tr.DialogID})
+			if i == 0 || !sameDialog(&turns[i-1], &tr) {
+				dialogs = append(dialogs, DialogRow{DialogID: tr.DialogID, Trial: tr.Trial})
 			}
 		}
 	}
@@ -322,14 +428,15 @@ func WriteRows(dir string, header Summary, turns []TurnRow, dialogs []DialogRow)
 	}
 	defer w.Abort()
 	next := 0
-	seen := map[string]bool{}
+	seen := map[dialogKey]bool{}
 	for i := range dialogs {
-		if seen[dialogs[i].DialogID] {
-			return nil, fmt.Errorf("writing %s: dialog %q appears twice", dir, dialogs[i].DialogID)
+		key := keyOf(dialogs[i].DialogID, dialogs[i].Trial)
+		if seen[key] {
+			return nil, fmt.Errorf("writing %s: dialog %q trial %s appears twice", dir, dialogs[i].DialogID, trialText(dialogs[i].Trial))
 		}
-		seen[dialogs[i].DialogID] = true
+		seen[key] = true
 		d := &Dialog{Row: dialogs[i], Ordinal: OrdinalRow{InputOrdinal: int64(i), DialogID: dialogs[i].DialogID}}
-		for next < len(turns) && turns[next].DialogID == d.Ordinal.DialogID {
+		for next < len(turns) && turns[next].DialogID == d.Row.DialogID && SameTrial(turns[next].Trial, d.Row.Trial) {
 			d.Turns = append(d.Turns, turns[next])
 			next++
 		}

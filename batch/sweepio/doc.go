@@ -27,7 +27,9 @@
 //
 // A field is labelled either in a labels file (--labels FILE: JSON Lines,
 // CSV, TSV or Parquet with columns dialog_id, turn_no, field, label and/or
-// score; a row with an empty field labels the whole turn and overrides
+// score, and trial for runs of repeated trials (a label names one trial's
+// turn; empty for a dialog without trials); a row with an empty field
+// labels the whole turn and overrides
 // human_label/human_score) or in a field_labels column of the golden
 // dataset, carried through into turns.parquet, holding a JSON object such
 // as {"city": true, "date": false}. Field names are the paths of

@@ -70,9 +70,20 @@ const (
 	ExcludedContextTurn = "context turn (not scored)"
 )
 
+// turnKey identifies a turn of a run: dialog_id, trial ("" for none, else
+// its decimal number) and turn_no.
 type turnKey struct {
 	dialog string
+	trial  string
 	turn   int64
+}
+
+// trialKey is turnKey.trial for a run's trial.
+func trialKey(trial *int64) string {
+	if trial == nil {
+		return ""
+	}
+	return strconv.FormatInt(*trial, 10)
 }
 
 type labelEntry struct {
@@ -115,7 +126,7 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 		if err != nil {
 			return sweep.Input{}, nil, err
 		}
-		if err := addTurn(&in, info, &t, labels[turnKey{t.DialogID, t.TurnNo}], path, row); err != nil {
+		if err := addTurn(&in, info, &t, labels[turnKey{t.DialogID, trialKey(t.Trial), t.TurnNo}], path, row); err != nil {
 			return sweep.Input{}, nil, err
 		}
 		if info.Scorer == "" {
@@ -156,6 +167,7 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 // reading only these columns skips decoding the texts.
 type turnView struct {
 	DialogID     string                 `parquet:"dialog_id"`
+	Trial        *int64                 `parquet:"trial,optional"`
 	TurnNo       int64                  `parquet:"turn_no"`
 	Kind         string                 `parquet:"kind"`
 	Pass         bool                   `parquet:"pass"`
@@ -401,13 +413,22 @@ func parseFieldLabels(s string) ([]*labelEntry, error) {
 	return out, nil
 }
 
-// readLabels reads a labels file keyed by dialog_id, turn_no and field.
+// trialSuffix names a turnKey.trial in messages.
+func trialSuffix(trial string) string {
+	if trial == "" {
+		return ""
+	}
+	return " trial " + trial
+}
+
+// readLabels reads a labels file keyed by dialog_id, trial (optional),
+// turn_no and field.
 func readLabels(path string, format Format) (map[turnKey][]*labelEntry, error) {
 	t, _, err := readTable(path, format)
 	if err != nil {
 		return nil, err
 	}
-	cd, ct, cf := t.col("dialog_id"), t.col("turn_no"), t.col("field")
+	cd, ct, cf, ctr := t.col("dialog_id"), t.col("turn_no"), t.col("field"), t.col("trial")
 	cl, cs := t.col("label", "human_label"), t.col("score", "human_score")
 	for _, c := range []struct {
 		i    int
@@ -423,7 +444,11 @@ func readLabels(path string, format Format) (map[turnKey][]*labelEntry, error) {
 			"add label (1/0, pass/fail) and/or score", ErrColumn)
 	}
 	out := map[turnKey][]*labelEntry{}
-	seen := map[string]int{}
+	type labelKey struct {
+		turn  turnKey
+		field string
+	}
+	seen := map[labelKey]int{}
 	for r := range t.rows {
 		d, ok := t.cell(r, cd)
 		if !ok {
@@ -433,6 +458,14 @@ func readLabels(path string, format Format) (map[turnKey][]*labelEntry, error) {
 		tn, err := strconv.ParseInt(strings.TrimSpace(tv), 10, 64)
 		if err != nil {
 			return nil, t.err(r, "turn_no", fmt.Sprintf("turn_no %q is not a whole number", tv), "give the turn_no of a turn in the run", ErrValue)
+		}
+		var trial string
+		if v, ok := t.cell(r, ctr); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return nil, t.err(r, "trial", fmt.Sprintf("trial %q is not a whole number", v), "give the trial of a dialog in the run, or leave it empty for a dialog without trials", ErrValue)
+			}
+			trial = strconv.FormatInt(n, 10)
 		}
 		e := &labelEntry{row: r}
 		if t.text {
@@ -455,13 +488,12 @@ func readLabels(path string, format Format) (map[turnKey][]*labelEntry, error) {
 		if !e.hasLabel && !e.hasScore {
 			return nil, t.err(r, "label", "neither label nor score is set", "give one, or remove the row", ErrValue)
 		}
-		key := fmt.Sprintf("%s\x00%d\x00%s", d, tn, e.field)
-		if prev, dup := seen[key]; dup {
-			return nil, t.err(r, "", fmt.Sprintf("dialog %s turn %d field %q is labelled again (first on row %d)", d, tn, e.field, prev),
+		k := turnKey{d, trial, tn}
+		if prev, dup := seen[labelKey{k, e.field}]; dup {
+			return nil, t.err(r, "", fmt.Sprintf("dialog %s%s turn %d field %q is labelled again (first on row %d)", d, trialSuffix(trial), tn, e.field, prev),
 				"keep one label per turn and field", ErrValue)
 		}
-		seen[key] = r
-		k := turnKey{d, tn}
+		seen[labelKey{k, e.field}] = r
 		out[k] = append(out[k], e)
 	}
 	return out, nil

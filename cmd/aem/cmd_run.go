@@ -178,7 +178,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		if err != nil {
 			return err
 		}
-		opts.Source, opts.TaskOf = j, j.TaskOf // batch.Run closes it
+		opts.Source = j // batch.Run closes it
 		if opts.SourceID, err = predictions.Fingerprint(input, st, fmt.Sprintf("%+v", ao)); err != nil {
 			return err
 		}
@@ -189,14 +189,6 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		return err
 	}
 	printRunSummary(env, sum, o.out)
-	if j, ok := opts.Source.(*predictions.Joiner); ok && sum.Trials != nil {
-		printTrials(env.Stdout, sum.Trials)
-		if !location.IsURL(o.out) {
-			if err := writeTrials(ctx, o.out, j); err != nil {
-				return fmt.Errorf("writing %s: %w", trialsFile, err)
-			}
-		}
-	}
 	if o.otelOut != "" {
 		var sources *predictions.Joiner
 		if join != nil {
@@ -253,6 +245,9 @@ func printRunSummary(env *Env, s *rundir.Summary, out string) {
 			c := s.FailureReasons[r]
 			fmt.Fprintf(w, "  %-30s %5d  (%d / %d)\n", r, c.Total, c.RootCause, c.Cascade)
 		}
+	}
+	if s.Trials != nil {
+		printTrials(w, s.Trials)
 	}
 	fmt.Fprintf(w, "wrote %s/{%s,%s,%s}\n", strings.TrimSuffix(out, "/"), rundir.TurnsFile, rundir.DialogsFile, rundir.SummaryFile)
 }

@@ -36,7 +36,9 @@ with the columns in file order, so it can be read without other tools.
 PATH may also be a run directory written by 'aem run' (a local directory or
 a URL such as s3://bucket/runs/nightly): without --dialog it prints
 summary.json; with --dialog it prints that dialog's summary in the compact
-form of the AEM write-up. An incomplete run is refused (exit status 3).
+form of the AEM write-up (one line per trial, with the trial and its task's
+pass^k, when the run has trials). An incomplete run is refused (exit
+status 3).
 
 EXAMPLES
 	aem show out/turns.parquet --limit 5
@@ -74,6 +76,10 @@ func runShow(ctx context.Context, env *Env, o showOptions, path string) error {
 		}
 		file = filepath.Join(rd.Dir(), rundir.DialogsFile)
 		opts.Columns = compactColumns
+		if rd.Summary.Trials != nil {
+			// One line per trial: say which, and how reliable the task is.
+			opts.Columns = append([]string{"trial"}, append(compactColumns, "task_pass_hat_k", "task_flaky")...)
+		}
 	} else if o.dialog != "" && filepath.Base(path) == rundir.DialogsFile {
 		opts.Columns = compactColumns
 	}

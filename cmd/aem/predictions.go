@@ -47,17 +47,19 @@ PREDICTIONS
 	                 invoke_agent) or OpenInference spans (TOOL, LLM), grouped
 	                 by gen_ai.conversation.id / session.id, else trace id
 	  Phoenix        span JSON Lines exported from Arize Phoenix
-	A conversation answers the gold dialog with the same id; repeated runs
-	(trial) become dialogs "<id>#<trial>". Gold turns are matched to the
+	A conversation answers the gold dialog with the same id; each repeated
+	run (trial) is a dialog of its own, keyed by (dialog_id, trial). Gold
+	turns are matched to the
 	agent's steps by an optimal alignment (--match). A function name becomes
 	tool_id = name, action = call, unless the gold calls use tool.action
 	names (sales_db.aggregate) or --map-tools says otherwise. Gold dialogs
 	without predictions are scored (every turn missing_turn) and counted;
 	conversations without gold are counted and listed on stderr. Each turn
-	keeps task_id, trial, predict_seq and its source (file, line, trace and
-	span id, message index) as extra columns. With trials, summary.json
-	reports pass@k, pass^k (all k trials pass) and the share of flaky tasks,
-	OUTDIR/trials.json each task's, and aem compare the change in pass^k.
+	keeps predict_seq and its source (file, line, trace and span id, message
+	index) as extra columns. With trials, summary.json reports pass@k,
+	pass^k (all k trials pass) and the share of flaky tasks, dialogs.parquet
+	each task's (task_pass_at_k, task_pass_hat_k, task_flaky), and aem
+	compare the change in pass^k.
 	--otel-out writes each dialog's and each failed turn's verdict as an
 	OpenTelemetry gen_ai.evaluation.result event on the span it judges.
 `
@@ -175,17 +177,17 @@ func writeOtel(ctx context.Context, runDir, path string, sources *predictions.Jo
 				}
 				held = &tr
 			}
-			if held.DialogID != dr.DialogID {
+			if held.DialogID != dr.DialogID || !rundir.SameTrial(held.Trial, dr.Trial) {
 				break
 			}
 			res.Turns = append(res.Turns, verdictOf(held))
 			held = nil
 		}
-		trial, conv, turn, err := sourcesOf(ctx, sources, dr.DialogID)
+		conv, turn, err := sourcesOf(ctx, sources, dr.DialogID, dr.Trial)
 		if err != nil {
 			return 0, err
 		}
-		for _, e := range evalevents.FromDialog(res, trial, conv, turn) {
+		for _, e := range evalevents.FromDialog(res, dr.Trial, conv, turn) {
 			if err := w.Write(e); err != nil {
 				return 0, err
 			}
@@ -198,22 +200,23 @@ func writeOtel(ctx context.Context, runDir, path string, sources *predictions.Jo
 	return events, out.Commit()
 }
 
-// sourcesOf advances the second join to dialog id (run outputs keep the
-// input order; a shard holds a subset) and returns its trial and sources.
-func sourcesOf(ctx context.Context, j *predictions.Joiner, id string) (int, evalevents.Source, func(int) (evalevents.Source, bool), error) {
+// sourcesOf advances the second join to the dialog (id, trial) (run
+// outputs keep the input order; a shard holds a subset) and returns its
+// sources.
+func sourcesOf(ctx context.Context, j *predictions.Joiner, id string, trial *int64) (evalevents.Source, func(int) (evalevents.Source, bool), error) {
 	none := func(int) (evalevents.Source, bool) { return evalevents.Source{}, false }
 	if j == nil {
-		return 0, evalevents.Source{}, none, nil
+		return evalevents.Source{}, none, nil
 	}
 	for {
 		d, err := j.Next(ctx)
 		if err == io.EOF {
-			return 0, evalevents.Source{}, none, nil
+			return evalevents.Source{}, none, nil
 		}
 		if err != nil {
-			return 0, evalevents.Source{}, nil, err
+			return evalevents.Source{}, nil, err
 		}
-		if d.ID != id {
+		if d.ID != id || !rundir.SameTrial(d.Trial, trial) {
 			continue
 		}
 		c, steps := j.Conversation(), j.Steps()
@@ -227,7 +230,7 @@ func sourcesOf(ctx context.Context, j *predictions.Joiner, id string) (int, eval
 				}
 			}
 		}
-		return c.Trial, conv, func(n int) (evalevents.Source, bool) { s, ok := byTurn[n]; return s, ok && s.TraceID != "" }, nil
+		return conv, func(n int) (evalevents.Source, bool) { s, ok := byTurn[n]; return s, ok && s.TraceID != "" }, nil
 	}
 }
 

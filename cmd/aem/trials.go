@@ -2,48 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/predictions"
 	"github.com/aem-dev/aem/batch/rundir"
-	"github.com/aem-dev/aem/batch/safefile"
 	"github.com/aem-dev/aem/metrics/trials"
 )
-
-// trialsFile is written into a run directory whose dialogs are repeated
-// trials of tasks: each task's pass@k, pass^k and whether it is flaky (the
-// run's figures are in summary.json's "trials").
-const trialsFile = "trials.json"
-
-// writeTrials writes runDir/trials.json from the run's dialogs (test_pass)
-// and each dialog's task and trial from the join.
-func writeTrials(ctx context.Context, runDir string, j *predictions.Joiner) error {
-	rd, err := rundir.Open(ctx, runDir, rundir.OpenOptions{})
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	var outcomes []trials.Outcome
-	for dr, err := range rd.Dialogs(ctx) {
-		if err != nil {
-			return err
-		}
-		if task, trial, ok := j.TaskOf(dr.DialogID); ok {
-			outcomes = append(outcomes, trials.Outcome{Task: task, Trial: trial, Pass: dr.TestPass})
-		}
-	}
-	b, err := json.MarshalIndent(struct {
-		Tasks []trials.Task `json:"tasks"`
-	}{trials.PerTask(outcomes)}, "", "  ")
-	if err != nil {
-		return err
-	}
-	return safefile.WriteFile(filepath.Join(runDir, trialsFile), append(b, '\n'))
-}
 
 // printTrials prints the headline reliability figures.
 func printTrials(w io.Writer, s *trials.Summary) {

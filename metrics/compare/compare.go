@@ -84,6 +84,7 @@ type ReasonStat struct {
 // candidate) or was fixed (the reverse).
 type TurnChange struct {
 	DialogID    string `json:"dialog_id"`
+	Trial       *int64 `json:"trial,omitempty"`
 	TurnNo      int    `json:"turn_no"`
 	Kind        string `json:"kind"`
 	Tool        string `json:"tool,omitempty"`
@@ -120,6 +121,7 @@ type ChangeCounts struct {
 // DialogFlip is a dialog whose test_pass differs between the runs.
 type DialogFlip struct {
 	DialogID              string  `json:"dialog_id"`
+	Trial                 *int64  `json:"trial,omitempty"`
 	Direction             string  `json:"direction"` // "regressed" or "fixed"
 	BaseTestPass          bool    `json:"base_test_pass"`
 	CandidateTestPass     bool    `json:"candidate_test_pass"`
@@ -159,10 +161,12 @@ type Comparison struct {
 	Candidate  string     `json:"candidate"`
 	Mismatches []Mismatch `json:"mismatches,omitempty"`
 
-	PairedTurns    int      `json:"paired_turns"`
-	PairedDialogs  int      `json:"paired_dialogs"`
-	Added          []Key    `json:"added_turns"`
-	Removed        []Key    `json:"removed_turns"`
+	PairedTurns   int   `json:"paired_turns"`
+	PairedDialogs int   `json:"paired_dialogs"`
+	Added         []Key `json:"added_turns"`
+	Removed       []Key `json:"removed_turns"`
+	// AddedDialogs and RemovedDialogs name dialogs as "<dialog_id>", or
+	// "<dialog_id> trial <n>" for a trial.
 	AddedDialogs   []string `json:"added_dialogs"`
 	RemovedDialogs []string `json:"removed_dialogs"`
 
@@ -373,7 +377,7 @@ func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, er
 		return nil, err
 	}
 	if len(pr.Paired) == 0 {
-		return nil, fmt.Errorf("%w: base %s has %d turns and candidate %s has %d, but none share a (dialog_id, turn_no); were they scored on the same golden dataset?",
+		return nil, fmt.Errorf("%w: base %s has %d turns and candidate %s has %d, but none share a (dialog_id, trial, turn_no); were they scored on the same golden dataset?",
 			ErrNoOverlap, base.Name, len(base.Turns), cand.Name, len(cand.Turns))
 	}
 	c := &Comparison{
@@ -383,7 +387,7 @@ func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, er
 	}
 	dialogs := map[string]bool{}
 	for _, p := range pr.Paired {
-		dialogs[p.Base.DialogID] = true
+		dialogs[dialogKey(p.Base.DialogID, p.Base.Trial)] = true
 	}
 	c.PairedDialogs = len(dialogs)
 	all := func(PairedTurn) bool { return true }
@@ -522,17 +526,17 @@ func (c *Comparison) compareDialogs(base, cand Run) error {
 	}
 	c.AddedDialogs, c.RemovedDialogs = []string{}, []string{}
 	var us []unit
-	for _, id := range slices.Sorted(maps.Keys(bd)) {
-		b := bd[id]
-		d, ok := cd[id]
+	for _, k := range sortedDialogs(bd) {
+		b := bd[k]
+		d, ok := cd[k]
 		if !ok {
-			c.RemovedDialogs = append(c.RemovedDialogs, id)
+			c.RemovedDialogs = append(c.RemovedDialogs, b.ID+TrialNote(b.Trial))
 			continue
 		}
-		us = append(us, unit{id, b.TestPass, d.TestPass})
+		us = append(us, unit{b.ID, b.TestPass, d.TestPass})
 		if b.TestPass != d.TestPass {
 			f := DialogFlip{
-				DialogID: id, Direction: "fixed", BaseTestPass: b.TestPass, CandidateTestPass: d.TestPass,
+				DialogID: b.ID, Trial: b.Trial, Direction: "fixed", BaseTestPass: b.TestPass, CandidateTestPass: d.TestPass,
 				BaseScore: b.Score, CandidateScore: d.Score,
 				BaseFirstFailure: b.FirstFailureTurn, CandidateFirstFailure: d.FirstFailureTurn,
 				BaseRootCause: string(b.RootCause), CandidateRootCause: string(d.RootCause),
@@ -543,9 +547,9 @@ func (c *Comparison) compareDialogs(base, cand Run) error {
 			c.FlippedDialogs = append(c.FlippedDialogs, f)
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(cd)) {
-		if _, ok := bd[id]; !ok {
-			c.AddedDialogs = append(c.AddedDialogs, id)
+	for _, k := range sortedDialogs(cd) {
+		if _, ok := bd[k]; !ok {
+			c.AddedDialogs = append(c.AddedDialogs, cd[k].ID+TrialNote(cd[k].Trial))
 		}
 	}
 	slices.SortStableFunc(c.FlippedDialogs, func(a, b DialogFlip) int {
@@ -562,15 +566,24 @@ func (c *Comparison) compareDialogs(base, cand Run) error {
 	return nil
 }
 
+// dialogIndex maps each dialog's dialogKey to it.
 func dialogIndex(r Run) (map[string]Dialog, error) {
 	m := make(map[string]Dialog, len(r.Dialogs))
 	for _, d := range r.Dialogs {
-		if _, dup := m[d.ID]; dup {
-			return nil, &DuplicateTurnError{Run: r.Name, DialogID: d.ID, InDialogs: true}
+		k := dialogKey(d.ID, d.Trial)
+		if _, dup := m[k]; dup {
+			return nil, &DuplicateTurnError{Run: r.Name, DialogID: d.ID, Trial: d.Trial, InDialogs: true}
 		}
-		m[d.ID] = d
+		m[k] = d
 	}
 	return m, nil
+}
+
+// sortedDialogs returns the keys of a dialogIndex by dialog_id, then trial.
+func sortedDialogs(m map[string]Dialog) []string {
+	return slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return compareKeys(Key{DialogID: m[a].ID, Trial: m[a].Trial}, Key{DialogID: m[b].ID, Trial: m[b].Trial})
+	})
 }
 
 // changes fills Regressed, Fixed and Changes.
@@ -586,7 +599,7 @@ func (c *Comparison) changes(pairs []PairedTurn) {
 			failing = p.Base
 		}
 		tc := TurnChange{
-			DialogID: p.Base.DialogID, TurnNo: p.Base.TurnNo, Kind: string(p.Base.Kind),
+			DialogID: p.Base.DialogID, Trial: p.Base.Trial, TurnNo: p.Base.TurnNo, Kind: string(p.Base.Kind),
 			Tool: p.Base.Tool, ChainBucket: p.Base.ChainBucket, Critical: p.Base.Critical || p.Candidate.Critical,
 			RootCause: failing.RootCause, CascadeFrom: failing.CascadeFrom,
 			Reason: reasonOf(failing), OwnReason: string(failing.OwnReason),
@@ -632,7 +645,7 @@ func (c *Comparison) changes(pairs []PairedTurn) {
 			}
 			return 1
 		}
-		return compareKeys(Key{a.DialogID, a.TurnNo}, Key{b.DialogID, b.TurnNo})
+		return compareKeys(Key{a.DialogID, a.Trial, a.TurnNo}, Key{b.DialogID, b.Trial, b.TurnNo})
 	}
 	slices.SortStableFunc(c.Regressed, rank)
 	slices.SortStableFunc(c.Fixed, rank)

@@ -316,10 +316,10 @@ func TestAddedRemovedTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Key{{"d0002", 6}}; !reflect.DeepEqual(c.Added, want) {
+	if want := []Key{{DialogID: "d0002", TurnNo: 6}}; !reflect.DeepEqual(c.Added, want) {
 		t.Errorf("added %v", c.Added)
 	}
-	if len(c.Removed) != 6 || c.Removed[0] != (Key{"d0003", 5}) || c.Removed[1] != (Key{"d0007", 1}) {
+	if len(c.Removed) != 6 || !c.Removed[0].Equal(Key{DialogID: "d0003", TurnNo: 5}) || !c.Removed[1].Equal(Key{DialogID: "d0007", TurnNo: 1}) {
 		t.Errorf("removed %v", c.Removed)
 	}
 	if !slices.Equal(c.RemovedDialogs, []string{"d0007"}) || !slices.Equal(c.AddedDialogs, []string{"d0099"}) {
@@ -417,7 +417,7 @@ func TestPairSymmetric(t *testing.T) {
 		seen := map[Key]bool{}
 		r := Run{Name: "r"}
 		for _, k := range keys {
-			key := Key{dialogID(int(k % 7)), int(k/7) + 1}
+			key := Key{DialogID: dialogID(int(k % 7)), TurnNo: int(k/7) + 1}
 			if seen[key] {
 				continue
 			}

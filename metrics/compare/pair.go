@@ -2,20 +2,62 @@ package compare
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
 )
 
-// Key identifies a turn across runs.
+// Key identifies a turn across runs: (dialog_id, trial, turn_no). Keys
+// hold a pointer: compare them with Equal, not ==.
 type Key struct {
 	DialogID string `json:"dialog_id"`
+	Trial    *int64 `json:"trial,omitempty"`
 	TurnNo   int    `json:"turn_no"`
 }
 
+// Equal reports whether two keys name the same turn.
+func (k Key) Equal(o Key) bool { return compareKeys(k, o) == 0 }
+
+// compareKeys orders keys by dialog_id, trial (none first) and turn_no.
 func compareKeys(a, b Key) int {
 	if c := cmp.Compare(a.DialogID, b.DialogID); c != 0 {
 		return c
 	}
+	if c := compareTrials(a.Trial, b.Trial); c != 0 {
+		return c
+	}
 	return cmp.Compare(a.TurnNo, b.TurnNo)
+}
+
+// compareTrials orders trials, none first.
+func compareTrials(a, b *int64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return cmp.Compare(*a, *b)
+}
+
+// TrialNote names a trial in messages and reports (" trial 2"; "" for
+// none).
+func TrialNote(trial *int64) string {
+	if trial == nil {
+		return ""
+	}
+	return fmt.Sprintf(" trial %d", *trial)
+}
+
+// dialogKey is a dialog's key inside a comparison: one string per
+// (dialog_id, trial), distinct for distinct pairs.
+func dialogKey(id string, trial *int64) string {
+	if trial == nil {
+		return "n" + id
+	}
+	return "t" + strconv.FormatInt(*trial, 10) + ":" + id
 }
 
 // PairedTurn is one turn present in both runs.
@@ -25,9 +67,10 @@ type PairedTurn struct {
 }
 
 // Key returns the turn's key.
-func (p PairedTurn) Key() Key { return Key{p.Base.DialogID, p.Base.TurnNo} }
+func (p PairedTurn) Key() Key { return turnKey(p.Base) }
 
-// Pairing is the result of matching two runs' turns on (dialog_id, turn_no).
+// Pairing is the result of matching two runs' turns on (dialog_id, trial,
+// turn_no).
 type Pairing struct {
 	// Paired holds the turns present in both runs, sorted by key.
 	Paired []PairedTurn
@@ -37,7 +80,7 @@ type Pairing struct {
 	Added   []Key
 }
 
-// Pair matches the turns of two runs on (dialog_id, turn_no). It is
+// Pair matches the turns of two runs on (dialog_id, trial, turn_no). It is
 // symmetric: Pair(b, a) has the roles of Pair(a, b) swapped. It returns a
 // *DuplicateTurnError when a run holds a key twice; no overlap is not an
 // error here (Compare reports it).
@@ -78,14 +121,14 @@ func Pair(base, cand Run) (Pairing, error) {
 	return p, nil
 }
 
-func turnKey(t Turn) Key { return Key{t.DialogID, t.TurnNo} }
+func turnKey(t Turn) Key { return Key{t.DialogID, t.Trial, t.TurnNo} }
 
 func sortedTurns(r Run) ([]Turn, error) {
 	ts := slices.Clone(r.Turns)
 	slices.SortStableFunc(ts, func(a, b Turn) int { return compareKeys(turnKey(a), turnKey(b)) })
 	for i := 1; i < len(ts); i++ {
-		if turnKey(ts[i]) == turnKey(ts[i-1]) {
-			return nil, &DuplicateTurnError{Run: r.Name, DialogID: ts[i].DialogID, TurnNo: ts[i].TurnNo}
+		if turnKey(ts[i]).Equal(turnKey(ts[i-1])) {
+			return nil, &DuplicateTurnError{Run: r.Name, DialogID: ts[i].DialogID, Trial: ts[i].Trial, TurnNo: ts[i].TurnNo}
 		}
 	}
 	return ts, nil

@@ -25,8 +25,11 @@ type FieldScore struct {
 // from a row of turns.parquet.
 type Turn struct {
 	DialogID string
-	TurnNo   int
-	Kind     metrics.Kind
+	// Trial numbers one of repeated trials of the dialog; nil when the
+	// dialog is not one. A turn is keyed by (DialogID, Trial, TurnNo).
+	Trial  *int64
+	TurnNo int
+	Kind   metrics.Kind
 
 	Pass          bool
 	FailureReason metrics.Reason // primary reason; empty when Pass
@@ -53,6 +56,7 @@ type Turn struct {
 // Dialog is the composed verdict of one dialog in one run.
 type Dialog struct {
 	ID               string
+	Trial            *int64 // see Turn.Trial
 	TestPass         bool
 	Score            float64
 	SuccessRate      float64
@@ -128,7 +132,7 @@ var (
 	ErrInvalidOptions = errors.New("invalid compare options")
 	// ErrTooFewRuns means fewer than two runs were given.
 	ErrTooFewRuns = errors.New("compare needs at least two runs")
-	// ErrNoOverlap means two runs share no (dialog_id, turn_no).
+	// ErrNoOverlap means two runs share no (dialog_id, trial, turn_no).
 	ErrNoOverlap = errors.New("runs share no turns")
 	// ErrMismatch is matched by *MismatchError.
 	ErrMismatch = errors.New("runs are not comparable")
@@ -168,6 +172,7 @@ func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 type DuplicateTurnError struct {
 	Run      string
 	DialogID string
+	Trial    *int64
 	TurnNo   int
 	// InDialogs is true for a dialog listed twice in dialogs (TurnNo unused).
 	InDialogs bool
@@ -176,9 +181,9 @@ type DuplicateTurnError struct {
 // Error describes the problem and how to fix it.
 func (e *DuplicateTurnError) Error() string {
 	if e.InDialogs {
-		return fmt.Sprintf("run %s: dialog %q appears twice in its dialogs", e.Run, e.DialogID)
+		return fmt.Sprintf("run %s: dialog %q%s appears twice in its dialogs", e.Run, e.DialogID, TrialNote(e.Trial))
 	}
-	return fmt.Sprintf("run %s: dialog %q turn %d appears twice; a run holds one verdict per turn", e.Run, e.DialogID, e.TurnNo)
+	return fmt.Sprintf("run %s: dialog %q%s turn %d appears twice; a run holds one verdict per turn", e.Run, e.DialogID, TrialNote(e.Trial), e.TurnNo)
 }
 
 // Is makes errors.Is(err, ErrDuplicateTurn) true.
