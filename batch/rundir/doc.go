@@ -57,11 +57,14 @@
 //
 // Add a field to TurnRow or DialogRow at the end of the struct, optional
 // (a pointer, or an optional list), with parquet and json tags, and its
-// name at the end of the row type's layout (layout.go): readers check
-// that a file starts with the columns of the first layout and accept a
-// file that lacks the columns added since (they read as null; DialogReader
-// upgrades the rows, so Merge writes the current layout). Fill it where
-// package batch converts verdicts into rows (batch/rows.go). Summary
-// fields go in summary.go; bump SummaryVersion only for a change old
-// readers would misread.
+// name at the end of the row type's layout (layout.go); a column added
+// inside an existing field (a list's element) needs no entry. Readers
+// accept a file that starts with the first layout's fields by name and
+// lacks what was added since: its values convert by column path, the
+// missing columns reading as null or zero, and DialogReader upgrades raw
+// rows, so Merge writes the current layout (testdata/v1 holds run
+// directories of an earlier version to test this). Fill the new column
+// where package batch converts verdicts into rows (batch/rows.go).
+// Summary fields go in summary.go; bump SummaryVersion only for a change
+// old readers would misread.
 package rundir

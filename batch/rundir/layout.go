@@ -2,47 +2,91 @@ package rundir
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/aem-dev/aem/batch/golden"
 )
 
-// layout is the column layout of a row type over time: the fields added
-// after the first release come last, in the order they were added, and a
-// file written before one was added lacks it and every later one. Open
-// accepts such a file; typed readers see the missing columns as absent
-// (null, nil), and DialogReader upgrades its raw rows to the current
-// layout, so that Merge of shards written by an older aem writes the
-// current layout.
+// layout is the column layout of a row type over time. Files written by
+// earlier versions of aem are read in the current layout:
+//
+//   - a top-level field may change inside (a nested column added, a
+//     column made optional): the file still has it under its name, and
+//     its values convert by column path (parquet.Convert), a missing
+//     nested column reading as zero or null;
+//   - a top-level field added after the first release comes last, in the
+//     order added, and is optional: a file written before lacks it and
+//     every later one, which read as null.
+//
+// Open accepts such a file, typed readers convert its rows by column
+// name, and DialogReader upgrades its raw rows (fileLayout.upgrade), so
+// that Merge of shards written by an older aem writes the current layout.
 type layout struct {
 	schema *parquet.Schema // the current layout
 	first  int             // top-level fields of the first release
 	added  []string        // the fields added since, in order
-	// leaves[n] is the number of leaf columns of the first n top-level
-	// fields.
-	leaves []int
-	// zero is the row of the zero value: the values a row lacking the
-	// added columns gets for them.
-	zero parquet.Row
 }
 
 // The layouts of the run files: their added fields.
 var (
-	ordinalLayout = newLayout(ordinalRowSchema, &OrdinalRow{})
-	turnLayout    = newLayout(turnRowSchema, &TurnRow{}, "trial")
-	dialogLayout  = newLayout(dialogRowSchema, &DialogRow{}, "trial", "task_trials", "task_passed", "task_pass_at_k", "task_pass_hat_k", "task_flaky")
+	ordinalLayout = newLayout(ordinalRowSchema)
+	turnLayout    = newLayout(turnRowSchema, "trial")
+	dialogLayout  = newLayout(dialogRowSchema, "trial", "task_trials", "task_passed", "task_pass_at_k", "task_pass_hat_k", "task_flaky")
 )
 
-// newLayout describes schema, the schema of zero's type, whose last fields
-// are added, in order (a test checks that they are).
-func newLayout(schema *parquet.Schema, zero any, added ...string) layout {
-	fields := schema.Fields()
-	l := layout{schema: schema, first: len(fields) - len(added), added: added, leaves: make([]int, len(fields)+1)}
-	for i, f := range fields {
-		l.leaves[i+1] = l.leaves[i] + leafCount(f)
+// newLayout describes schema whose last fields are added, in order (a test
+// checks that they are).
+func newLayout(schema *parquet.Schema, added ...string) layout {
+	return layout{schema: schema, first: len(schema.Fields()) - len(added), added: added}
+}
+
+// fileLayout says how the rows of a file map to the current layout.
+type fileLayout struct {
+	// fields is the number of the row type's top-level fields the file
+	// starts with; the fields after them are the input's extra columns
+	// (turns.parquet only). leaves is their number of leaf columns.
+	fields, leaves int
+	// conv converts those leaf columns to the current row type's; nil when
+	// they are the current ones.
+	conv parquet.Conversion
+	// shift moves the extra columns to their place after the current row
+	// type's columns.
+	shift int
+}
+
+// of returns how the file schema s maps to the current layout: s must
+// start with the fields of the first release, by name and in order, then
+// may have the added fields, in order, as many as it was written with.
+// Anything else is an error saying which field differs.
+func (l layout) of(s *parquet.Schema) (fileLayout, error) {
+	fields, want := s.Fields(), l.schema.Fields()
+	if len(fields) < l.first {
+		return fileLayout{}, fmt.Errorf("%d top-level columns, want at least %d", len(fields), l.first)
 	}
-	l.zero = schema.Deconstruct(nil, zero)
-	return l
+	for i := range l.first {
+		if fields[i].Name() != want[i].Name() {
+			return fileLayout{}, fmt.Errorf("column %d is %q, want %q", i, fields[i].Name(), want[i].Name())
+		}
+	}
+	n := l.first
+	for n < len(want) && n < len(fields) && fields[n].Name() == want[n].Name() && parquet.EqualNodes(fields[n], want[n]) {
+		n++
+	}
+	fl := fileLayout{fields: n}
+	for _, f := range fields[:n] {
+		fl.leaves += leafCount(f)
+	}
+	fl.shift = len(l.schema.Columns()) - fl.leaves
+	prefix := parquet.NewSchema("prefix", golden.OrderedGroup(fields[:n]))
+	if !parquet.EqualNodes(prefix, l.schema) {
+		conv, err := parquet.Convert(l.schema, prefix)
+		if err != nil {
+			return fileLayout{}, fmt.Errorf("its columns do not convert to this version's: %w", err)
+		}
+		fl.conv = conv
+	}
+	return fl, nil
 }
 
 // leafCount is the number of leaf columns under n.
@@ -57,54 +101,24 @@ func leafCount(n parquet.Node) int {
 	return c
 }
 
-// fieldsIn returns how many of the row type's top-level fields the file
-// schema s starts with: at least the first release's (else an error
-// saying which column differs), then as many of the added fields, in
-// order, as it has. The fields after those are the input's extra columns
-// (turns.parquet only).
-func (l layout) fieldsIn(s *parquet.Schema) (int, error) {
-	got, want := s.Columns(), l.schema.Columns()
-	base := l.leaves[l.first]
-	if len(got) < base {
-		return 0, fmt.Errorf("%d columns, want at least %d", len(got), base)
+// upgrade returns a raw row of the file as a row of the current layout:
+// the row type's columns converted, the extra columns after them moved
+// along. A row of the current layout is returned unchanged.
+func (fl fileLayout) upgrade(row parquet.Row) (parquet.Row, error) {
+	if fl.conv == nil {
+		return row, nil
 	}
-	for i := range base {
-		if !slices.Equal(got[i], want[i]) {
-			return 0, fmt.Errorf("column %d is %v, want %v", i, got[i], want[i])
-		}
-	}
-	fields, rowFields := s.Fields(), l.schema.Fields()
-	n := l.first
-	for n < len(rowFields) && n < len(fields) && fields[n].Name() == rowFields[n].Name() && parquet.EqualNodes(fields[n], rowFields[n]) {
-		n++
-	}
-	return n, nil
-}
-
-// upgrade returns a raw row of a file holding the first n top-level
-// fields (see fieldsIn) as a row of the current layout: the missing added
-// columns get their zero values and the extra columns after them move
-// along. With n the current number of fields it returns row unchanged.
-func (l layout) upgrade(row parquet.Row, n int) parquet.Row {
-	fields := len(l.schema.Fields())
-	if n == fields {
-		return row
-	}
-	have, full := l.leaves[n], l.leaves[fields]
-	shift := full - have
-	out := make(parquet.Row, 0, len(row)+shift)
 	i := 0
-	for ; i < len(row) && row[i].Column() < have; i++ {
-		out = append(out, row[i])
+	for i < len(row) && row[i].Column() < fl.leaves {
+		i++
 	}
-	for _, v := range l.zero {
-		if c := v.Column(); c >= have && c < full {
-			out = append(out, v)
-		}
+	rows := []parquet.Row{row[:i:i]}
+	if _, err := fl.conv.Convert(rows); err != nil {
+		return nil, err
 	}
-	for ; i < len(row); i++ {
-		v := row[i]
-		out = append(out, v.Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column()+shift))
+	out := rows[0]
+	for _, v := range row[i:] {
+		out = append(out, v.Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column()+fl.shift))
 	}
-	return out
+	return out, nil
 }

@@ -1,10 +1,13 @@
 package rundir
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/aem-dev/aem/batch/golden"
 )
 
 // TestLayoutsAddedLast: the fields a layout lists as added are the last
@@ -27,35 +30,41 @@ func TestLayoutsAddedLast(t *testing.T) {
 	}
 }
 
-// TestUpgrade: a row of an older layout with extra columns gets the added
-// columns as nulls and keeps its extra values, moved along.
-func TestUpgrade(t *testing.T) {
-	trial := int64(4)
-	full := turnRowSchema.Deconstruct(nil, &TurnRow{DialogID: "a", TurnNo: 1, Trial: &trial})
-	base := turnLayout.leaves[turnLayout.first]
-	var old parquet.Row
-	for _, v := range full {
-		if v.Column() < base {
-			old = append(old, v)
-		}
-	}
-	extra := parquet.ByteArrayValue([]byte("x")).Level(0, 1, base) // the first extra column
-	old = append(old, extra)
-	up := turnLayout.upgrade(old, turnLayout.first)
-	if len(up) != len(full)+1 {
-		t.Fatalf("upgraded row has %d values, want %d", len(up), len(full)+1)
-	}
-	var tr TurnRow
-	if err := turnRowSchema.Reconstruct(&tr, up[:len(full)]); err != nil {
+// TestCurrentLayoutNotConverted: the files this version writes, with or
+// without extra columns, are read as they are (no conversion, which would
+// cost time and could change bytes on merge).
+func TestCurrentLayoutNotConverted(t *testing.T) {
+	ts, err := NewTurnSchema([]golden.ExtraColumn{{Name: "team", Node: parquet.Optional(parquet.String()), Leaves: 1}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.DialogID != "a" || tr.Trial != nil {
-		t.Errorf("upgraded row reads %+v", tr)
+	dir := t.TempDir()
+	w, err := Create(FilesIn(dir), WriterOptions{Schema: ts})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if last := up[len(up)-1]; last.Column() != len(turnRowSchema.Columns()) || string(last.ByteArray()) != "x" {
-		t.Errorf("extra value at column %d (%q), want column %d", last.Column(), last.ByteArray(), len(turnRowSchema.Columns()))
+	trial := int64(0)
+	tr := TurnRow{DialogID: "a", TurnNo: 1, FailedChecks: []string{}, MissingKeys: []string{}, ExtraKeys: []string{}, Tags: []string{}, Trial: &trial}
+	d := &Dialog{Row: DialogRow{DialogID: "a", TurnCount: 1, Trial: &trial}, Ordinal: OrdinalRow{DialogID: "a", Turns: 1},
+		TurnsRaw: []parquet.Row{ts.Row(&tr, parquet.Row{parquet.ByteArrayValue([]byte("x")).Level(0, 1, 0)})}}
+	if err := w.Add(d); err != nil {
+		t.Fatal(err)
 	}
-	if got := turnLayout.upgrade(full, len(turnRowSchema.Fields())); !slices.Equal(got, full) {
-		t.Error("a row of the current layout changed")
+	if err := w.CommitData(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file   string
+		layout layout
+	}{{TurnsFile, turnLayout}, {DialogsFile, dialogLayout}} {
+		p, err := openParquet(filepath.Join(dir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fl, err := c.layout.of(p.pf.Schema())
+		p.Close()
+		if err != nil || fl.conv != nil || fl.fields != len(c.layout.schema.Fields()) || fl.shift != 0 {
+			t.Errorf("%s: layout %+v, %v; want the current one, unconverted", c.file, fl, err)
+		}
 	}
 }

@@ -49,8 +49,9 @@ type OpenOptions struct {
 //   - summary.json exists (else ErrIncomplete, naming the checkpoint of an
 //     unfinished run when there is one), decodes and has this version;
 //   - turns.parquet and dialogs.parquet exist (else ErrIncomplete), decode,
-//     start with the columns of TurnRow and DialogRow and hold as many rows
-//     as summary.json says (else ErrCorrupt);
+//     start with the columns of TurnRow and DialogRow, or of an earlier
+//     version of them (see layout), and hold as many rows as summary.json
+//     says (else ErrCorrupt);
 //   - a shard's output (settings.shard in summary.json) also has
 //     ordinals.parquet with a row per dialog.
 //
@@ -147,12 +148,12 @@ func (r *Run) check() error {
 		if n != int64(c.rows) {
 			return corrupt(r.name(c.name), noRow, "", fmt.Sprintf("%d rows, %s says %d", n, SummaryFile, c.rows), nil)
 		}
-		fields, err := c.layout.fieldsIn(fileSchema)
+		fl, err := c.layout.of(fileSchema)
 		if err != nil {
 			return corrupt(r.name(c.name), noRow, "", "not the schema of "+c.name, err)
 		}
 		if c.name == TurnsFile {
-			for _, f := range fileSchema.Fields()[fields:] {
+			for _, f := range fileSchema.Fields()[fl.fields:] {
 				r.ExtraColumns = append(r.ExtraColumns, f.Name())
 			}
 		}

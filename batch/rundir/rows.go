@@ -200,13 +200,12 @@ func NewTurnSchema(extras []golden.ExtraColumn) (*TurnSchema, error) {
 }
 
 // turnSchemaOf returns the TurnSchema for the rows of an existing
-// turns.parquet whose schema is s and which holds the first n TurnRow
-// fields (layout.fieldsIn): s itself when it has the current layout, else
-// TurnRow's fields followed by s's extra columns, the schema of its rows
-// once upgraded (DialogReader does).
-func turnSchemaOf(s *parquet.Schema, n int) (*TurnSchema, error) {
-	fields := s.Fields()
-	if n == len(turnRowSchema.Fields()) {
+// turns.parquet whose schema is s and whose layout is fl: s itself when it
+// has the current layout, else TurnRow's fields followed by s's extra
+// columns, the schema of its rows once upgraded (DialogReader does).
+func turnSchemaOf(s *parquet.Schema, fl fileLayout) (*TurnSchema, error) {
+	fields, n := s.Fields(), fl.fields
+	if fl.conv == nil {
 		ts := &TurnSchema{schema: turnRowSchema, baseLeafs: len(turnRowSchema.Columns())}
 		if len(fields) > n {
 			ts.schema, ts.extras = s, true

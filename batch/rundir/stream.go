@@ -21,8 +21,8 @@ type DialogReader struct {
 	files                    []*parquetFile
 	turns, dialogs, ordinals *rowIter
 	n                        int64
-	// TurnRow and DialogRow fields the files hold.
-	turnFields, dialogFields int
+	// How the turns and dialogs files map to the current layout.
+	turnLayout, dialogLayout fileLayout
 	schema                   *TurnSchema
 }
 
@@ -43,15 +43,15 @@ func OpenDialogs(files Files) (*DialogReader, error) {
 		r.files = append(r.files, f)
 	}
 	var err error
-	if r.turnFields, err = turnLayout.fieldsIn(r.files[0].pf.Schema()); err != nil {
+	if r.turnLayout, err = turnLayout.of(r.files[0].pf.Schema()); err != nil {
 		r.Close()
 		return nil, corrupt(files.Turns, noRow, "", "not the schema of "+TurnsFile, err)
 	}
-	if r.dialogFields, err = dialogLayout.fieldsIn(r.files[1].pf.Schema()); err != nil {
+	if r.dialogLayout, err = dialogLayout.of(r.files[1].pf.Schema()); err != nil {
 		r.Close()
 		return nil, corrupt(files.Dialogs, noRow, "", "not the schema of "+DialogsFile, err)
 	}
-	if r.schema, err = turnSchemaOf(r.files[0].pf.Schema(), r.turnFields); err != nil {
+	if r.schema, err = turnSchemaOf(r.files[0].pf.Schema(), r.turnLayout); err != nil {
 		r.Close()
 		return nil, corrupt(files.Turns, noRow, "", "cannot read its extra columns", err)
 	}
@@ -85,7 +85,9 @@ func (r *DialogReader) Next() (*Dialog, error) {
 		}
 		return nil, err
 	}
-	d.RowRaw = dialogLayout.upgrade(d.RowRaw, r.dialogFields)
+	if d.RowRaw, err = r.dialogLayout.upgrade(d.RowRaw); err != nil {
+		return nil, corrupt(dialogsPath, r.n, "", "cannot convert the row to this version's columns", err)
+	}
 	if err := dialogRowSchema.Reconstruct(&d.Row, d.RowRaw); err != nil {
 		return nil, corrupt(dialogsPath, r.n, "", "cannot decode the row", err)
 	}
@@ -100,7 +102,9 @@ func (r *DialogReader) Next() (*Dialog, error) {
 			}
 			return nil, err
 		}
-		d.TurnsRaw[i] = turnLayout.upgrade(d.TurnsRaw[i], r.turnFields)
+		if d.TurnsRaw[i], err = r.turnLayout.upgrade(d.TurnsRaw[i]); err != nil {
+			return nil, corrupt(turnsPath, noRow, "", fmt.Sprintf("cannot convert a turn of dialog %q to this version's columns", d.Ordinal.DialogID), err)
+		}
 	}
 	r.n++
 	return d, nil
