@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aem-dev/aem/metrics/compare"
+	"github.com/aem-dev/aem/metrics/trials"
 )
 
 // Limits on how many turns the Markdown report lists; compare.json and
@@ -239,7 +240,7 @@ func writeChanges(p printer, title, what string, cs []compare.TurnChange, limit 
 		if t.OwnReason != "" && t.OwnReason != t.Reason {
 			reason += " (own: " + t.OwnReason + ")"
 		}
-		p("%d. %s%s turn %d (%s): **%s**, %s\n", i+1, code(t.DialogID), compare.TrialNote(t.Trial), t.TurnNo, where, reason, role)
+		p("%d. %s%s turn %d (%s): **%s**, %s\n", i+1, code(t.DialogID), trials.Note(t.Trial), t.TurnNo, where, reason, role)
 		p("   - gold: %s\n   - base: %s\n   - candidate: %s\n", code(t.Gold), code(t.BasePredicted), code(t.CandidatePredicted))
 		failing := t.CandidateFieldScores
 		if what == "fixed" {
@@ -281,7 +282,7 @@ func writeFlips(p printer, fs []compare.DialogFlip) {
 		if f.CandidateTestPass {
 			now = "passes"
 		}
-		p("| %s%s | %s | %.2f | %.2f | %s → %s | %s → %s |\n", code(f.DialogID), compare.TrialNote(f.Trial), now, f.BaseScore, f.CandidateScore,
+		p("| %s%s | %s | %.2f | %.2f | %s → %s | %s → %s |\n", code(f.DialogID), trials.Note(f.Trial), now, f.BaseScore, f.CandidateScore,
 			turnOrDash(f.BaseFirstFailure), turnOrDash(f.CandidateFirstFailure), orDash(f.BaseRootCause), orDash(f.CandidateRootCause))
 	}
 	p("\n")
@@ -297,7 +298,7 @@ func listKeys(p printer, title string, ks []compare.Key) {
 			parts = append(parts, fmt.Sprintf("…and %d more", len(ks)-maxListedKeys))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s%s turn %d", code(k.DialogID), compare.TrialNote(k.Trial), k.TurnNo))
+		parts = append(parts, fmt.Sprintf("%s%s turn %d", code(k.DialogID), trials.Note(k.Trial), k.TurnNo))
 	}
 	p("%s: %s.\n\n", title, strings.Join(parts, ", "))
 }

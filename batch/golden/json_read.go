@@ -16,6 +16,7 @@ import (
 
 	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/trials"
 )
 
 // lineCounter passes bytes through and remembers where the newlines are,
@@ -244,7 +245,7 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) ([]Dialog, error
 	}
 	h := key.Sum64()
 	if prev, dup := s.seen[h]; dup {
-		return bad("dialog_id", fmt.Sprintf("dialog_id %q%s already appeared on line %d", id, trialNote(trial), prev),
+		return bad("dialog_id", fmt.Sprintf("dialog_id %q%s already appeared on line %d", id, trials.Note(trial), prev),
 			"put all turns of a dialog (of a trial) in one object (one line)", nil)
 	}
 	s.seen[h] = line

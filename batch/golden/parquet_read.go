@@ -113,7 +113,7 @@ func (s *parquetSource) resolve(r *Reader) error {
 		present[i] = f.Name()
 		byName[f.Name()] = i
 		firstLeaf[i] = leaf
-		nLeaves[i] = countLeaves(f)
+		nLeaves[i] = CountLeaves(f)
 		leaf += nLeaves[i]
 	}
 	s.leafs = make([]leafSlot, leaf)
@@ -191,13 +191,14 @@ func (s *parquetSource) resolve(r *Reader) error {
 	return nil
 }
 
-func countLeaves(n parquet.Node) int {
+// CountLeaves is the number of leaf columns under n.
+func CountLeaves(n parquet.Node) int {
 	if n.Leaf() {
 		return 1
 	}
 	c := 0
 	for _, f := range n.Fields() {
-		c += countLeaves(f)
+		c += CountLeaves(f)
 	}
 	return c
 }

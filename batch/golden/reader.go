@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/trials"
 	"github.com/aem-dev/aem/tooldef"
 	"github.com/parquet-go/parquet-go"
 )
@@ -356,7 +357,7 @@ func assembleTrial(file, id string, recs []turnRec, tools *toolSource, text stri
 	for i, rec := range recs {
 		if i > 0 && recs[i-1].turn.TurnNo == rec.turn.TurnNo {
 			return Dialog{}, rec.err(file, ColTurnNo,
-				fmt.Sprintf("duplicate turn_no %d in dialog %q%s (also at %s)", rec.turn.TurnNo, id, trialNote(rec.trial), recs[i-1].where()),
+				fmt.Sprintf("duplicate turn_no %d in dialog %q%s (also at %s)", rec.turn.TurnNo, id, trials.Note(rec.trial), recs[i-1].where()),
 				"give every turn of a dialog its own turn_no", nil)
 		}
 		d.Turns[i] = rec.turn
@@ -379,14 +380,6 @@ func assembleTrial(file, id string, recs []turnRec, tools *toolSource, text stri
 		return Dialog{}, err
 	}
 	return d, nil
-}
-
-// trialNote names a trial in messages (" trial 2"; "" for none).
-func trialNote(trial *int64) string {
-	if trial == nil {
-		return ""
-	}
-	return fmt.Sprintf(" trial %d", *trial)
 }
 
 // parseRole accepts Agent, Tool and User in any letter case.

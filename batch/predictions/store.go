@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/metrics/trials"
 )
 
 // Store holds the conversations read by Open in a temporary file sorted by
@@ -59,14 +60,6 @@ func convKey(id string, trial *int64) string {
 	return idPrefix(id) + "\x01" + string(binary.BigEndian.AppendUint64(nil, uint64(*trial)))
 }
 
-// trialNote names a trial in messages (" trial 2"; "" for none).
-func trialNote(trial *int64) string {
-	if trial == nil {
-		return ""
-	}
-	return fmt.Sprintf(" trial %d", *trial)
-}
-
 func idPrefix(id string) string {
 	return string(binary.AppendUvarint(nil, uint64(len(id)))) + id
 }
@@ -96,7 +89,7 @@ func (sw *storeWriter) add(c Conversation) error {
 	key := convKey(c.ID, c.Trial)
 	if sw.s.n > 0 && key == sw.lastKey {
 		return rowError(c.Source.File, -1, c.Source.Line, "conversation_id",
-			fmt.Sprintf("conversation %q%s appears twice (also at %s)", c.ID, trialNote(c.Trial), where(sw.last)),
+			fmt.Sprintf("conversation %q%s appears twice (also at %s)", c.ID, trials.Note(c.Trial), where(sw.last)),
 			"give repeated runs of a conversation distinct \"trial\" numbers, or remove the duplicate", nil)
 	}
 	if sw.s.n > 0 && c.Trial != nil && sw.lastKey == convKey(c.ID, nil) {

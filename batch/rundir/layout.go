@@ -75,7 +75,7 @@ func (l layout) of(s *parquet.Schema) (fileLayout, error) {
 	}
 	fl := fileLayout{fields: n}
 	for _, f := range fields[:n] {
-		fl.leaves += leafCount(f)
+		fl.leaves += golden.CountLeaves(f)
 	}
 	fl.shift = len(l.schema.Columns()) - fl.leaves
 	prefix := parquet.NewSchema("prefix", golden.OrderedGroup(fields[:n]))
@@ -87,18 +87,6 @@ func (l layout) of(s *parquet.Schema) (fileLayout, error) {
 		fl.conv = conv
 	}
 	return fl, nil
-}
-
-// leafCount is the number of leaf columns under n.
-func leafCount(n parquet.Node) int {
-	if n.Leaf() {
-		return 1
-	}
-	c := 0
-	for _, f := range n.Fields() {
-		c += leafCount(f)
-	}
-	return c
 }
 
 // upgrade returns a raw row of the file as a row of the current layout:

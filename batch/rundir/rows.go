@@ -214,7 +214,7 @@ func turnSchemaOf(s *parquet.Schema, fl fileLayout) (*TurnSchema, error) {
 	}
 	var extras []golden.ExtraColumn
 	for _, f := range fields[n:] {
-		extras = append(extras, golden.ExtraColumn{Name: f.Name(), Node: f, Leaves: leafCount(f)})
+		extras = append(extras, golden.ExtraColumn{Name: f.Name(), Node: f, Leaves: golden.CountLeaves(f)})
 	}
 	return NewTurnSchema(extras)
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/trials"
 )
 
 // Stat groups.
@@ -530,7 +531,7 @@ func (c *Comparison) compareDialogs(base, cand Run) error {
 		b := bd[k]
 		d, ok := cd[k]
 		if !ok {
-			c.RemovedDialogs = append(c.RemovedDialogs, b.ID+TrialNote(b.Trial))
+			c.RemovedDialogs = append(c.RemovedDialogs, b.ID+trials.Note(b.Trial))
 			continue
 		}
 		us = append(us, unit{b.ID, b.TestPass, d.TestPass})
@@ -549,7 +550,7 @@ func (c *Comparison) compareDialogs(base, cand Run) error {
 	}
 	for _, k := range sortedDialogs(cd) {
 		if _, ok := bd[k]; !ok {
-			c.AddedDialogs = append(c.AddedDialogs, cd[k].ID+TrialNote(cd[k].Trial))
+			c.AddedDialogs = append(c.AddedDialogs, cd[k].ID+trials.Note(cd[k].Trial))
 		}
 	}
 	slices.SortStableFunc(c.FlippedDialogs, func(a, b DialogFlip) int {

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 )
@@ -40,15 +39,6 @@ func compareTrials(a, b *int64) int {
 		return 1
 	}
 	return cmp.Compare(*a, *b)
-}
-
-// TrialNote names a trial in messages and reports (" trial 2"; "" for
-// none).
-func TrialNote(trial *int64) string {
-	if trial == nil {
-		return ""
-	}
-	return fmt.Sprintf(" trial %d", *trial)
 }
 
 // dialogKey is a dialog's key inside a comparison: one string per

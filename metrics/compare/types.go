@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/trials"
 )
 
 // ReportVersion is the version of the Report layout (compare.json).
@@ -181,9 +182,9 @@ type DuplicateTurnError struct {
 // Error describes the problem and how to fix it.
 func (e *DuplicateTurnError) Error() string {
 	if e.InDialogs {
-		return fmt.Sprintf("run %s: dialog %q%s appears twice in its dialogs", e.Run, e.DialogID, TrialNote(e.Trial))
+		return fmt.Sprintf("run %s: dialog %q%s appears twice in its dialogs", e.Run, e.DialogID, trials.Note(e.Trial))
 	}
-	return fmt.Sprintf("run %s: dialog %q%s turn %d appears twice; a run holds one verdict per turn", e.Run, e.DialogID, TrialNote(e.Trial), e.TurnNo)
+	return fmt.Sprintf("run %s: dialog %q%s turn %d appears twice; a run holds one verdict per turn", e.Run, e.DialogID, trials.Note(e.Trial), e.TurnNo)
 }
 
 // Is makes errors.Is(err, ErrDuplicateTurn) true.

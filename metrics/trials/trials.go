@@ -16,8 +16,18 @@ package trials
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
+
+// Note names a dialog's trial in messages and reports: " trial 2", or ""
+// for a dialog that is not one of repeated trials (nil).
+func Note(trial *int64) string {
+	if trial == nil {
+		return ""
+	}
+	return fmt.Sprintf(" trial %d", *trial)
+}
 
 // Outcome is one trial's verdict (a dialog's test_pass).
 type Outcome struct {
