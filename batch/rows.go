@@ -106,8 +106,8 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold,
 			ThresholdFrom: fs.ThresholdFrom, Pass: fs.Pass, By: optStr(fs.By)}
 		if n := fs.Judge; n != nil {
-			first := n.FirstScore
-			tr.FieldScores[i].Cosine, tr.FieldScores[i].JudgeReason, tr.FieldScores[i].JudgeError = &first, optStr(n.Reason), optStr(n.Error)
+			cos := n.Cosine
+			tr.FieldScores[i].Cosine, tr.FieldScores[i].JudgeReason, tr.FieldScores[i].JudgeError = &cos, optStr(n.Reason), optStr(n.Error)
 		}
 	}
 	if gold.HasGold && !gold.GoldNoCall {

@@ -167,7 +167,10 @@ func (e *Escalation) Compare(ctx context.Context, cs []metrics.Comparison) ([]me
 	}
 	for k, v := range vs {
 		s := &out[at[k]]
-		note := &metrics.JudgeNote{FirstScore: s.Score, FirstBy: s.By}
+		note := &metrics.JudgeNote{FirstScore: s.Score, FirstBy: s.By, Cosine: s.Score}
+		if s.Cosine != nil {
+			note.Cosine = *s.Cosine
+		}
 		s.Judge = note
 		if v.Err != nil {
 			e.judgeErrors.Add(1)

@@ -50,9 +50,9 @@ func TestEscalationRoutesTheBand(t *testing.T) {
 	differ := judgetest.Differ
 	want := []metrics.Similarity{
 		{Score: 0.34, By: metrics.ByEmbed},
-		{Score: 0.9, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.35, FirstBy: metrics.ByEmbed, Reason: "Same."}},
-		{Score: differ.Score, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.6, FirstBy: metrics.ByEmbed, Reason: differ.Reason}},
-		{Score: differ.Score, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.8, FirstBy: metrics.ByEmbed, Reason: differ.Reason}},
+		{Score: 0.9, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.35, FirstBy: metrics.ByEmbed, Cosine: 0.35, Reason: "Same."}},
+		{Score: differ.Score, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.6, FirstBy: metrics.ByEmbed, Cosine: 0.6, Reason: differ.Reason}},
+		{Score: differ.Score, By: metrics.ByJudge, Judge: &metrics.JudgeNote{FirstScore: 0.8, FirstBy: metrics.ByEmbed, Cosine: 0.8, Reason: differ.Reason}},
 		{Score: 0.81, By: metrics.ByEmbed},
 	}
 	if d := cmp.Diff(want, got); d != "" {
@@ -177,6 +177,13 @@ func TestEscalationRoutesByScale(t *testing.T) {
 				}
 				if strings.HasPrefix(cs[i].Gold, "p") && (s.Cosine == nil || *s.Cosine != 0.99) {
 					t.Errorf("%s: the composite's cosine is lost: %+v", cs[i].Gold, s)
+				}
+				wantCos := first[cs[i].Gold]
+				if strings.HasPrefix(cs[i].Gold, "p") {
+					wantCos = 0.99
+				}
+				if s.Judge != nil && s.Judge.Cosine != wantCos {
+					t.Errorf("%s: note's cosine %v, want %v (the cosine, not the probability)", cs[i].Gold, s.Judge.Cosine, wantCos)
 				}
 			}
 			if !strings.HasSuffix(e.ID(), tc.id) {

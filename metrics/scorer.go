@@ -75,6 +75,11 @@ type JudgeNote struct {
 	// FirstBy who that scorer was (ByEmbed, ...).
 	FirstScore float64
 	FirstBy    string
+	// Cosine is the embedding similarity the first scorer started from:
+	// FirstScore itself for a similarity, the cosine under a fitted
+	// composite's probability (Similarity.Cosine). turns.parquet's cosine
+	// column holds it, so that one column never mixes two scales.
+	Cosine float64
 	// Reason is the judge's one-sentence reason; empty on a judge error.
 	Reason string
 	// Error says why the judge gave no answer; the first scorer then

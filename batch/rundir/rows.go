@@ -52,9 +52,10 @@ type FieldScoreRow struct {
 	// "lexical", "judge"); null when none did (exact, typed, missing).
 	By *string `parquet:"by,optional" json:"by"`
 	// Set when an escalating scorer (embed+judge, judge) asked the judge:
-	// the first scorer's score that lay in the band (the embedding
-	// cosine), the judge's one-sentence reason, or why it gave none (the
-	// first scorer then decided). Null otherwise.
+	// the embedding cosine of the comparison (under a fitted composite,
+	// the cosine, not the probability that lay in the band), the judge's
+	// one-sentence reason, or why it gave none (the first scorer then
+	// decided). Null otherwise.
 	Cosine      *float64 `parquet:"cosine,optional" json:"cosine"`
 	JudgeReason *string  `parquet:"judge_reason,optional" json:"judge_reason"`
 	JudgeError  *string  `parquet:"judge_error,optional" json:"judge_error"`
