@@ -84,8 +84,8 @@ type BucketStat struct {
 // invocations of a resumed run are not in it; a merge has none).
 type JudgeSummary struct {
 	// Field comparisons recorded in turns.parquet that a scorer decided,
-	// those the judge was asked about (cosine set), decided (by "judge"),
-	// and judge errors on (the first scorer decided).
+	// those the judge was asked about (judge_reason or judge_error set),
+	// decided (by "judge"), and judge errors on (the first scorer decided).
 	Semantic  int `json:"semantic_fields"`
 	Escalated int `json:"escalated_fields"`
 	Decided   int `json:"judge_decided_fields"`
@@ -199,7 +199,9 @@ func (a *summaryAcc) addJudge(t *TurnRow) {
 			continue
 		}
 		a.judge.Semantic++
-		if fs.Cosine != nil {
+		// Asked: the judge answered (a reason) or failed (an error). The
+		// cosine column is not the mark: it says what was asked about.
+		if fs.JudgeReason != nil || fs.JudgeError != nil {
 			a.judge.Escalated++
 		}
 		if *fs.By == metrics.ByJudge {
