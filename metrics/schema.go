@@ -47,17 +47,6 @@ func (e *SchemaError) Error() string {
 // Unwrap makes errors.Is(err, ErrGoldSchema) true.
 func (e *SchemaError) Unwrap() error { return ErrGoldSchema }
 
-// callName renders a call's name as tool.action (either part may be empty).
-func callName(c Call) string {
-	switch {
-	case c.ToolID == "":
-		return c.Action
-	case c.Action == "":
-		return c.ToolID
-	}
-	return c.ToolID + "." + c.Action
-}
-
 // ValidateGoldCall checks a gold call against the tool definitions: the
 // tool must be offered; every required parameter given (a required
 // parameter marked $optional is a violation too); no parameter the schema
@@ -69,12 +58,12 @@ func ValidateGoldCall(tools *tooldef.Set, c Call) error {
 	if tools == nil {
 		return nil
 	}
-	tool := tools.Resolve(c.ToolID, c.Action)
+	tool := tools.Resolve(c.DefinitionNames()...)
 	if tool == nil {
-		return &SchemaError{Tool: callName(c), Rule: RuleOffered, Detail: "the dialog's tool definitions do not offer this tool"}
+		return &SchemaError{Tool: c.FunctionName(), Rule: RuleOffered, Detail: "the dialog's tool definitions do not offer this tool"}
 	}
 	if vs := goldArgViolations(tool.Args(), c.Args); len(vs) > 0 {
-		return &SchemaError{Tool: callName(c), Field: vs[0].Field, Rule: vs[0].Rule, Detail: vs[0].Detail}
+		return &SchemaError{Tool: c.FunctionName(), Field: vs[0].Field, Rule: vs[0].Rule, Detail: vs[0].Detail}
 	}
 	return nil
 }

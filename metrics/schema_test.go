@@ -38,7 +38,7 @@ func call(t testing.TB, action, args string) Call {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Call{Action: action, Args: a}
+	return FunctionCall(action, a)
 }
 
 // judgeAction judges one Tool turn; pred nil means no prediction.
@@ -101,14 +101,14 @@ func TestSchemaChecks(t *testing.T) {
 		{name: "unknown parameter", gold: gw(`{"city": "P"}`), pred: gw(`{"city": "P", "country": "FR"}`),
 			checks: []Reason{ReasonExtraParameters}, extra: []string{"country"}, plain: []Reason{ReasonExtraParameters}},
 		{name: "tool not offered", gold: gw(`{"city": "P"}`), pred: call(t, "get_forecast", `{"city": "P"}`),
-			checks: []Reason{ReasonToolMismatch, ReasonActionMismatch}, method: MethodNotOffered, plain: []Reason{ReasonActionMismatch}},
+			checks: []Reason{ReasonToolMismatch}, method: MethodNotOffered, plain: []Reason{ReasonToolMismatch}},
 		{name: "another offered tool", gold: gw(`{"city": "P"}`), pred: call(t, "ping", `{}`),
-			checks: []Reason{ReasonActionMismatch, ReasonMissingParameters}, missing: []string{"city"}, plain: []Reason{ReasonActionMismatch, ReasonMissingParameters}},
+			checks: []Reason{ReasonToolMismatch, ReasonMissingParameters}, missing: []string{"city"}, plain: []Reason{ReasonToolMismatch, ReasonMissingParameters}},
 		{name: "underscore for dot", gold: call(t, "math.factorial", `{"n": 5}`), pred: call(t, "math_factorial", `{"n": 5}`), wantPass: true,
-			plain: []Reason{ReasonActionMismatch}},
+			plain: []Reason{ReasonToolMismatch}},
 		{name: "tool.action form", gold: call(t, "math.factorial", `{"n": 5}`), pred: Call{ToolID: "math", Action: "factorial", Args: map[string]any{"n": jsonNum("5")}}, wantPass: true,
 			plain: []Reason{ReasonToolMismatch, ReasonActionMismatch}},
-		{name: "unparseable arguments", gold: gw(`{"city": "P"}`), pred: Call{Action: "get_weather", UnparsedArgs: `{"city": "P"`},
+		{name: "unparseable arguments", gold: gw(`{"city": "P"}`), pred: Call{ToolID: "get_weather", Action: CallAction, UnparsedArgs: `{"city": "P"`},
 			checks: []Reason{ReasonUnparseableArguments}, method: MethodUnparseable},
 	}
 	for _, tt := range tests {

@@ -126,9 +126,15 @@ func (t Thresholds) Problems() []Problem {
 	known("sub_metrics", t.SubMetrics, SubMetricKeys())
 	known("types", t.Types, SchemaTypes())
 	for _, k := range sortedKeys(t.Fields) {
-		if !validFieldKey(k) {
+		switch {
+		case strings.HasPrefix(k, "."):
+			// Written before the naming rule (callname.go), when a plain
+			// function's paths were ".name.param".
 			out = append(out, Problem{"fields." + k, "not a field path",
-				"name a parameter as tool.action.param, or a nested value as tool.action.param.sub[0]"})
+				"a plain function's parameter is name.call.param (e.g. get_weather.call.city, as turns.parquet's field_scores name it)"})
+		case !validFieldKey(k):
+			out = append(out, Problem{"fields." + k, "not a field path",
+				"name a parameter as tool.action.param (a plain function's as name.call.param), or a nested value as tool.action.param.sub[0]"})
 		}
 		value("fields."+k, t.Fields[k])
 	}

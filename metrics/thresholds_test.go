@@ -167,7 +167,7 @@ func TestSchemaTypeAndContext(t *testing.T) {
 	for _, c := range cs {
 		context[c.Field] = c.Context
 	}
-	base := gold.ToolID + ".get_weather."
+	base := "get_weather.call."
 	wantContext := map[string]string{
 		base + "city":    "get_weather: Weather forecast for a city.\ncity: City name.",
 		base + "free":    "get_weather: Weather forecast for a city.",

@@ -135,23 +135,23 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	v.fail(actionOK, ReasonActionMismatch)
 	v.Structure = outcome(toolOK && actionOK)
 	if !offered {
-		v.FieldScores = append(v.FieldScores, FieldScore{Field: callName(p.Predict), Method: MethodNotOffered})
+		v.FieldScores = append(v.FieldScores, FieldScore{Field: p.Predict.FunctionName(), Method: MethodNotOffered})
 	}
 	if p.Predict.UnparsedArgs != "" {
 		v.fail(false, ReasonUnparseableArguments)
 		v.Completeness, v.Truthfulness = OutcomeFail, OutcomeFail
-		v.FieldScores = append(v.FieldScores, FieldScore{Field: fieldBase(g.Gold), Method: MethodUnparseable})
+		v.FieldScores = append(v.FieldScores, FieldScore{Field: g.Gold.FieldBase(), Method: MethodUnparseable})
 		out.quality = (b2f(toolOK) + b2f(actionOK)) / 4
 		return out, nil
 	}
 
-	tool := j.tools.Resolve(g.Gold.ToolID, g.Gold.Action)
+	tool := j.tools.Resolve(g.Gold.DefinitionNames()...)
 	v.MissingKeys, v.ExtraKeys = keyDiff(g.Gold.Args, p.Predict.Args, tool)
 	v.fail(len(v.MissingKeys) == 0, ReasonMissingParameters)
 	v.fail(len(v.ExtraKeys) == 0, ReasonExtraParameters)
 	v.Completeness = outcome(len(v.MissingKeys) == 0 && len(v.ExtraKeys) == 0)
 
-	c := &comparer{j: j, badType: j.typeErrors(g.Gold, p.Predict), tool: tool, base: fieldBase(g.Gold)}
+	c := &comparer{j: j, badType: j.typeErrors(g.Gold, p.Predict), tool: tool, base: g.Gold.FieldBase()}
 	if err := j.values(c, g, p, tool); err != nil {
 		return judged{}, err
 	}
@@ -172,23 +172,21 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	return out, nil
 }
 
-// fieldBase is the prefix of the field paths of a call's arguments:
-// "tool.action" (".action" without a tool id).
-func fieldBase(c Call) string { return c.ToolID + "." + c.Action }
-
 // structure compares the calls' names. With tool definitions, a predicted
 // tool they do not offer is a tool mismatch (offered false), and two names
 // that find the same definition match (math_factorial for math.factorial).
 func (j *judger) structure(gold, pred Call) (toolOK, actionOK, offered bool) {
-	toolOK, actionOK = gold.ToolID == pred.ToolID, gold.Action == pred.Action
+	gt, ga := Named(gold.ToolID, gold.Action)
+	pt, pa := Named(pred.ToolID, pred.Action)
+	toolOK, actionOK = gt == pt, ga == pa
 	if j.tools == nil {
 		return toolOK, actionOK, true
 	}
-	pt := j.tools.Resolve(pred.ToolID, pred.Action)
+	def := j.tools.Resolve(pred.DefinitionNames()...)
 	switch {
-	case pt == nil:
+	case def == nil:
 		return false, actionOK, false
-	case pt == j.tools.Resolve(gold.ToolID, gold.Action):
+	case def == j.tools.Resolve(gold.DefinitionNames()...):
 		return true, true, true
 	}
 	return toolOK, actionOK, true
@@ -198,11 +196,11 @@ func (j *judger) structure(gold, pred Call) (toolOK, actionOK, offered bool) {
 // schema does not allow to the violation's detail; nil without tool
 // definitions or when the predicted tool is not offered.
 func (j *judger) typeErrors(gold, pred Call) map[string]string {
-	pt := j.tools.Resolve(pred.ToolID, pred.Action)
+	pt := j.tools.Resolve(pred.DefinitionNames()...)
 	if pt == nil {
 		return nil
 	}
-	base := fieldBase(gold)
+	base := gold.FieldBase()
 	var out map[string]string
 	for _, viol := range pt.ValidateArgs(pred.Args) {
 		if viol.Rule != tooldef.RuleType {
@@ -220,7 +218,7 @@ func (j *judger) typeErrors(gold, pred Call) map[string]string {
 // are recorded with method "missing" (unless they may be left out: see
 // omittable); present ones go through the chain.
 func (j *judger) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
-	base := fieldBase(g.Gold)
+	base := g.Gold.FieldBase()
 	for _, k := range sortedKeys(g.Gold.Args) {
 		path := base + "." + k
 		pv, present := p.Predict.Args[k]
@@ -240,7 +238,7 @@ func (j *judger) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
 // isTopMissing reports whether a "missing" score is a top-level missing key
 // (a completeness failure, not a truthfulness one).
 func isTopMissing(field string, missing []string, g *Turn) bool {
-	base := fieldBase(g.Gold) + "."
+	base := g.Gold.FieldBase() + "."
 	for _, k := range missing {
 		if field == base+k {
 			return true

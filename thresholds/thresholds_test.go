@@ -138,6 +138,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"unknown type", `{"version": 2, "types": {"str": 0.5}}`, "types.str", "unknown types key", "string, number"},
 		{"field too short", `{"version": 2, "fields": {"metric": 0.5}}`, "fields.metric", "not a field path", "tool.action.param"},
 		{"field empty part", `{"version": 2, "fields": {"a..c": 0.5}}`, "fields.a..c", "not a field path", "tool.action.param"},
+		{"field before the naming rule", `{"version": 2, "fields": {".get_weather.city": 0.5}}`, "fields..get_weather.city", "not a field path", "get_weather.call.city"},
 		{"model without id", `{"version": 2, "embedding_model": {"sha256": "` + sha + `"}}`, "embedding_model.id", "empty", "use-lite"},
 		{"model bad sha256", `{"version": 2, "embedding_model": {"id": "m", "sha256": "ABC"}}`, "embedding_model.sha256", "not a sha256", "64 lower-case hex"},
 	}

@@ -339,19 +339,11 @@ func (s *Set) Lookup(name string) *Tool {
 	return nil
 }
 
-// Resolve returns the definition a call names: "tool.action" when both
-// parts are given, else the action, else the tool id; each looked up with
-// Lookup. nil when none matches.
-func (s *Set) Resolve(toolID, action string) *Tool {
-	var names []string
-	if toolID != "" && action != "" {
-		names = append(names, toolID+"."+action)
-	}
-	if action != "" {
-		names = append(names, action)
-	} else if toolID != "" {
-		names = append(names, toolID)
-	}
+// Resolve returns the definition of the first of names that Lookup finds;
+// nil when none does. A call's names, in order, come from
+// metrics.Call.DefinitionNames (the naming rule's owner): a plain
+// function's name, or "tool.action" then the action alone.
+func (s *Set) Resolve(names ...string) *Tool {
 	for _, n := range names {
 		if t := s.Lookup(n); t != nil {
 			return t

@@ -142,21 +142,23 @@ func TestLookup(t *testing.T) {
 	if amb.Lookup("a.b_c") == nil {
 		t.Error("exact match")
 	}
-	resolve := []struct{ tool, action, want string }{
-		{"uber", "ride", "uber.ride"},
-		{"", "uber_ride", "uber.ride"},
-		{"other", "uber.ride", "uber.ride"},
-		{"uber.ride", "", "uber.ride"},
-		{"uber", "walk", ""},
-		{"", "", ""},
+	resolve := []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"uber.ride", "ride"}, "uber.ride"},
+		{[]string{"uber_ride"}, "uber.ride"},
+		{[]string{"other.uber.ride", "uber.ride"}, "uber.ride"},
+		{[]string{"uber.walk", "walk"}, ""},
+		{nil, ""},
 	}
 	for _, tt := range resolve {
 		got := ""
-		if tool := s.Resolve(tt.tool, tt.action); tool != nil {
+		if tool := s.Resolve(tt.names...); tool != nil {
 			got = tool.Name
 		}
 		if got != tt.want {
-			t.Errorf("Resolve(%q, %q) = %q, want %q", tt.tool, tt.action, got, tt.want)
+			t.Errorf("Resolve(%q) = %q, want %q", tt.names, got, tt.want)
 		}
 	}
 }

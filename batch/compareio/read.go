@@ -155,11 +155,13 @@ func turnFromRow(r *rundir.TurnRow) (compare.Turn, *rowProblem) {
 	return t, nil
 }
 
+// callName is a call's tool.action (metrics.Call.FieldBase), "" for a
+// turn without one.
 func callName(tool, action *string) string {
 	if tool == nil && action == nil {
 		return ""
 	}
-	return deref(tool) + "." + deref(action)
+	return metrics.Call{ToolID: deref(tool), Action: deref(action)}.FieldBase()
 }
 
 func callText(tool, action, args *string) string {

@@ -46,12 +46,19 @@
 // trials. Within one dialog_id every row has a trial or none does (a mix
 // is a row error). The trials of a dialog_id share its tool definitions.
 //
+// # Call names
+//
+// Calls follow metrics.Named's rule, in both formats: a call that gives
+// only a function name (a gold_action or gold_tool_id alone, a JSON
+// "name", or "action" or "tool_id" alone) is tool_id = the name and
+// action = "call"; a call with both keeps them (the tool.action
+// convention). Datasets written before the rule read the same way.
+//
 // # Null semantics
 //
 // A null side is an absent turn. For a Tool row the gold side is present
-// when any of gold_tool_id, gold_action, gold_args is non-null (a null
-// tool_id or action in a present call reads as ""; null or empty args as
-// {}); likewise for the predicted side. For Agent and User rows the side is
+// when any of gold_tool_id, gold_action, gold_args is non-null (null or
+// empty args read as {}); likewise for the predicted side. For Agent and User rows the side is
 // present when its response is non-null (an empty string is a present,
 // empty reply). No gold side means an unexpected turn (metrics.Turn.HasGold
 // is false); no predicted side a missing turn (HasPredict is false). A row
@@ -104,7 +111,8 @@
 // Each turn is {"turn_no", "turn", "gold_turn", "predict_turn", "tags",
 // "depends_on", "human_label", "human_score", "weight", "critical",
 // "latency_ms", "trial"}; gold_turn and predict_turn are {"response": "..."} or
-// {"tool_id", "action", "args"}, absent or null for an absent side; a
+// {"tool_id", "action", "args"} or {"name", "args"}, absent or null for an
+// absent side; a
 // gold_turn {"no_call": true} says no tool should be called. Args are
 // a JSON object or the text of one (null = {}). When "turn" is absent the
 // role is inferred: Tool if a side is a call, else Agent. Other keys of a

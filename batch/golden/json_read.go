@@ -454,7 +454,8 @@ type sideError struct {
 }
 
 // parseSide decodes a gold_turn/predict_turn value: absent or null is no
-// side; {"response": ...} a reply; {"tool_id", "action", "args"} a call;
+// side; {"response": ...} a reply; {"tool_id", "action", "args"} or
+// {"name", "args"} a call (named by metrics.Named's rule);
 // for gold, {"no_call": true} says no call should be made. Predicted args
 // that are not a JSON object are the agent's mistake, kept in
 // Call.UnparsedArgs; gold args must be one.
@@ -467,6 +468,7 @@ func parseSide(raw json.RawMessage, gold bool) (jsonSide, *sideError) {
 		return jsonSide{}, &sideError{problem: "must be an object or null", fix: `write {"response": "..."} or {"tool_id": "...", "action": "...", "args": {...}}`}
 	}
 	side := jsonSide{present: true}
+	name := "" // a plain function's name
 	for k, v := range obj {
 		switch k {
 		case "response":
@@ -475,15 +477,18 @@ func parseSide(raw json.RawMessage, gold bool) (jsonSide, *sideError) {
 				return jsonSide{}, &sideError{field: ".response", problem: "response must be a string"}
 			}
 			side.response = &txt
-		case "tool_id", "action":
+		case "tool_id", "action", "name":
 			txt, err := jsonString(v, false)
 			if err != nil && !isNull(v) {
 				return jsonSide{}, &sideError{field: "." + k, problem: k + " must be a string"}
 			}
-			if k == "tool_id" {
+			switch k {
+			case "tool_id":
 				side.call.ToolID = txt
-			} else {
+			case "action":
 				side.call.Action = txt
+			default:
+				name = txt
 			}
 			side.isCall = true
 		case "args":
@@ -506,9 +511,17 @@ func parseSide(raw json.RawMessage, gold bool) (jsonSide, *sideError) {
 			side.noCall = true
 		default:
 			return jsonSide{}, &sideError{field: "." + k, problem: fmt.Sprintf("unknown field %q", k),
-				fix: "a side has either response, or tool_id, action and args"}
+				fix: "a side has either response, or a call: name (a function) or tool_id and action, with args"}
 		}
 	}
+	if name != "" && (side.call.ToolID != "" || side.call.Action != "") {
+		return jsonSide{}, &sideError{field: ".name", problem: "has a function name beside tool_id or action",
+			fix: `write {"name": "get_weather", "args": {...}} for a function, or {"tool_id": "sales_db", "action": "aggregate", "args": {...}}`}
+	}
+	if name != "" {
+		side.call.ToolID = name
+	}
+	side.call.ToolID, side.call.Action = metrics.Named(side.call.ToolID, side.call.Action)
 	if side.response != nil && side.isCall {
 		return jsonSide{}, &sideError{problem: "has both a response and a tool call", fix: "split it into two turns"}
 	}

@@ -594,7 +594,8 @@ func (s *parquetSource) call(toolSlot, actionSlot, argsSlot int) (bool, metrics.
 	if !hasTool && !hasAction && !hasArgs {
 		return false, metrics.Call{}, "", nil
 	}
-	c := metrics.Call{ToolID: tool, Action: action}
+	c := metrics.Call{}
+	c.ToolID, c.Action = metrics.Named(tool, action)
 	args, err := DecodeArgs(argsText)
 	if err != nil {
 		return true, c, columns[argsSlot].name, err

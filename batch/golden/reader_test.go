@@ -243,6 +243,7 @@ func TestMalformed(t *testing.T) {
 		"unknown_role.json":       {sentinel: ErrInvalidRow, column: "turn", text: []string{`"Bot"`}},
 		"args_array.json":         {sentinel: ErrInvalidRow, column: "gold_turn.args", text: []string{"got an array"}},
 		"unknown_side_field.json": {sentinel: ErrInvalidRow, column: "gold_turn.respnse", text: []string{"unknown field"}},
+		"name_beside_action.json": {sentinel: ErrInvalidRow, column: "gold_turn.name", text: []string{"function name beside tool_id or action"}},
 		"string_turn_no.json":     {sentinel: ErrInvalidRow, column: "turn_no", text: []string{"not an integer"}},
 		"negative_weight.json":    {sentinel: ErrInvalidRow, column: "weight", text: []string{"-2"}},
 		"empty_dialog_id.jsonl":   {sentinel: ErrInvalidRow, row: -1, column: "dialog_id", text: []string{"line 1"}},
@@ -460,8 +461,9 @@ func TestOptionalColumnsAndNulls(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 	t1, t2 := got[0].Turns[0], got[0].Turns[1]
-	wantGold := metrics.Call{ToolID: "t", Args: map[string]any{}}
-	wantPred := metrics.Call{Action: "a", Args: map[string]any{}}
+	// A tool id or an action alone is a function name (metrics.Named).
+	wantGold := metrics.FunctionCall("t", map[string]any{})
+	wantPred := metrics.FunctionCall("a", map[string]any{})
 	if !t1.HasGold || !t1.HasPredict || !cmp.Equal(t1.Gold, wantGold) || !cmp.Equal(t1.Predict, wantPred) || *t1.LatencyMS != 12.5 || t1.Critical {
 		t.Errorf("turn 1 = %+v", t1)
 	}

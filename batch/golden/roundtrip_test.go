@@ -31,7 +31,10 @@ func sampleDialogs() []metrics.Dialog {
 			{DialogID: "sales-1", TurnNo: 3, Role: metrics.RoleTool, HasGold: true, HasPredict: false,
 				Gold: metrics.Call{ToolID: "chart", Action: "plot", Args: map[string]any{}}, DependsOn: []int{}},
 			{DialogID: "sales-1", TurnNo: 4, Role: metrics.RoleTool, HasGold: false, HasPredict: true,
-				Predict: metrics.Call{ToolID: "", Action: "extra", Args: map[string]any{"k": "<&>"}}},
+				// testdata/sales.parquet predates the naming rule: it holds
+				// predict_tool_id "" and predict_action "extra", which read
+				// as the plain function "extra".
+				Predict: metrics.FunctionCall("extra", map[string]any{"k": "<&>"})},
 			{DialogID: "sales-1", TurnNo: 5, Role: metrics.RoleAgent, HasGold: true, HasPredict: true,
 				GoldResponse: "Revenue was 3M.", PredictResponse: "", HumanLabel: bptr(false), HumanScore: f64(0.25)},
 		}},

@@ -53,7 +53,7 @@ func TestReadTools(t *testing.T) {
 		if got := toolNames(own.Tools); len(got) != 1 || got[0] != "uber.ride" {
 			t.Errorf("own tools %v", got)
 		}
-		if p := own.Turns[1].Predict; p.Args != nil || p.UnparsedArgs != `{"loc": "Addison` || p.Action != "uber_ride" {
+		if p := own.Turns[1].Predict; p.Args != nil || p.UnparsedArgs != `{"loc": "Addison` || p.FunctionName() != "uber_ride" {
 			t.Errorf("unparsed predicted args: %+v", p)
 		}
 		if got := toolNames(dflt.Tools); len(got) != 1 || got[0] != "get_weather" {

@@ -33,10 +33,11 @@ func comparedTexts(t *turnView, fs rundir.FieldScoreRow) (gold, pred string, ok 
 		}
 		return *t.GoldResponse, *t.PredResponse, true
 	}
-	if t.GoldToolID == nil || t.GoldAction == nil || t.GoldArgs == nil || t.PredictArgs == nil {
+	base, isCall := t.fieldBase()
+	if !isCall || t.GoldArgs == nil || t.PredictArgs == nil {
 		return "", "", false
 	}
-	rest, found := strings.CutPrefix(fs.Field, *t.GoldToolID+"."+*t.GoldAction+".")
+	rest, found := strings.CutPrefix(fs.Field, base+".")
 	if !found {
 		return "", "", false
 	}

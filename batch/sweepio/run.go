@@ -187,6 +187,15 @@ type turnView struct {
 	FieldLabels  *string                `parquet:"field_labels,optional"`
 }
 
+// fieldBase is the prefix of the field paths of the turn's gold call
+// (metrics.Call.FieldBase); ok is false for a turn without one.
+func (t *turnView) fieldBase() (string, bool) {
+	if t.GoldToolID == nil || t.GoldAction == nil {
+		return "", false
+	}
+	return metrics.Call{ToolID: *t.GoldToolID, Action: *t.GoldAction}.FieldBase(), true
+}
+
 // scorerDecided reports whether a compared value's outcome came from the
 // similarity scorer: semantic comparisons, and $any alternatives that were
 // compared semantically (by names the scorer; runs written before that
@@ -361,8 +370,8 @@ func findField(t *turnView, key string) (rundir.FieldScoreRow, bool) {
 		}
 	}
 	var prefix string
-	if t.GoldToolID != nil && t.GoldAction != nil {
-		prefix = *t.GoldToolID + "." + *t.GoldAction + "."
+	if base, ok := t.fieldBase(); ok {
+		prefix = base + "."
 	}
 	var hit []rundir.FieldScoreRow
 	for _, fs := range t.FieldScores {

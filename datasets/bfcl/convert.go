@@ -114,15 +114,15 @@ func Convert(e Entry, pred *Prediction) (Converted, error) {
 			return Converted{}, &SkipError{ID: e.ID, Reason: reason}
 		}
 		repairs = append(append(repairs, dropped...), fixed...)
-		golds[i] = metrics.Call{Action: ans.Name, Args: goldArgs(ans, def)}
+		golds[i] = metrics.FunctionCall(ans.Name, goldArgs(ans, def))
 	}
 	tools, err := toolSet(e, defs, repairs)
 	if err != nil {
 		return Converted{}, err
 	}
 	for _, g := range golds {
-		if missing := missingRequired(tools.Lookup(g.Action), g.Args); missing != "" {
-			return Converted{}, &SkipError{ID: e.ID, Reason: fmt.Sprintf("the answer to %s leaves out the required parameter %q", g.Action, missing)}
+		if missing := missingRequired(tools.Lookup(g.FunctionName()), g.Args); missing != "" {
+			return Converted{}, &SkipError{ID: e.ID, Reason: fmt.Sprintf("the answer to %s leaves out the required parameter %q", g.FunctionName(), missing)}
 		}
 	}
 	return Converted{Dialog: dialog(e, golds, pred, tools), Repairs: repairs}, nil
@@ -526,7 +526,7 @@ func dialog(e Entry, golds []metrics.Call, pred *Prediction, tools *tooldef.Set)
 		}
 		if i < len(calls) {
 			c := calls[i]
-			t.HasPredict, t.Predict = true, metrics.Call{Action: c.Name, Args: c.Args}
+			t.HasPredict, t.Predict = true, metrics.FunctionCall(c.Name, c.Args)
 			if c.Args == nil {
 				t.Predict.UnparsedArgs = c.ArgsText
 			}

@@ -43,13 +43,13 @@ func renderConverted(b *bytes.Buffer, c Converted) {
 		case t.GoldNoCall:
 			b.WriteString(" gold=no_call")
 		case t.HasGold:
-			fmt.Fprintf(b, " gold=%s%s", t.Gold.Action, mustJSON(t.Gold.Args))
+			fmt.Fprintf(b, " gold=%s%s", t.Gold.FunctionName(), mustJSON(t.Gold.Args))
 		}
 		switch {
 		case t.HasPredict && t.Predict.UnparsedArgs != "":
-			fmt.Fprintf(b, " predict=%s unparsed %q", t.Predict.Action, t.Predict.UnparsedArgs)
+			fmt.Fprintf(b, " predict=%s unparsed %q", t.Predict.FunctionName(), t.Predict.UnparsedArgs)
 		case t.HasPredict:
-			fmt.Fprintf(b, " predict=%s%s", t.Predict.Action, mustJSON(t.Predict.Args))
+			fmt.Fprintf(b, " predict=%s%s", t.Predict.FunctionName(), mustJSON(t.Predict.Args))
 		}
 		b.WriteString("\n")
 	}

@@ -27,7 +27,7 @@ func gold(specs ...string) metrics.Dialog {
 		default:
 			t.Role = metrics.RoleTool
 			name, args := parseCall(s)
-			t.Gold = metrics.Call{ToolID: name, Action: DefaultAction, Args: args}
+			t.Gold = metrics.Call{ToolID: name, Action: metrics.CallAction, Args: args}
 			if tool, action, ok := cut(name, "."); ok {
 				t.Gold.ToolID, t.Gold.Action = tool, action
 			}

@@ -58,7 +58,8 @@
 //     other than "call", followed by one of those separators: that tool,
 //     and the rest as the action (sales_db.filter: an action_mismatch
 //     rather than a tool_mismatch);
-//  4. otherwise tool_id = the name and action = "call".
+//  4. otherwise the naming rule: tool_id = the name and action = "call"
+//     (metrics.FunctionCall).
 //
 // # Numbering
 //

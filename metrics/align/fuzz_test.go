@@ -20,7 +20,7 @@ func FuzzJoin(f *testing.F) {
 		d := metrics.Dialog{ID: "f"}
 		for i, c := range g {
 			tr := metrics.Turn{DialogID: "f", TurnNo: i + 1, HasGold: true, Role: metrics.RoleTool,
-				Gold: metrics.Call{ToolID: string('a' + c%4), Action: DefaultAction, Args: map[string]any{}}}
+				Gold: metrics.Call{ToolID: string('a' + c%4), Action: metrics.CallAction, Args: map[string]any{}}}
 			switch {
 			case c == '.':
 				tr.Role, tr.GoldResponse = metrics.RoleAgent, "ok"

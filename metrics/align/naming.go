@@ -8,10 +8,6 @@ import (
 	"github.com/aem-dev/aem/metrics"
 )
 
-// DefaultAction is the action of a call whose function name has no
-// tool.action convention.
-const DefaultAction = "call"
-
 // separators join a tool_id and an action in a function name, longest first.
 var separators = []string{"__", ".", "/", ":", "_", "-"}
 
@@ -23,7 +19,7 @@ type Naming struct {
 }
 
 // ParseNaming parses "name=tool.action,name2=tool2" (an absent action is
-// "call"; the tool is everything before the last ".").
+// metrics.CallAction; the tool is everything before the last ".").
 func ParseNaming(s string) (Naming, error) {
 	n := Naming{Map: map[string][2]string{}}
 	for _, item := range strings.Split(s, ",") {
@@ -38,7 +34,7 @@ func ParseNaming(s string) (Naming, error) {
 		if _, dup := n.Map[name]; dup {
 			return Naming{}, fmt.Errorf("tool mapping: function %q mapped twice", name)
 		}
-		tool, action := target, DefaultAction
+		tool, action := target, metrics.CallAction
 		if i := strings.LastIndex(target, "."); i > 0 && i < len(target)-1 {
 			tool, action = target[:i], target[i+1:]
 		}
@@ -48,14 +44,17 @@ func ParseNaming(s string) (Naming, error) {
 }
 
 // Resolve maps a function name to tool_id and action given the gold calls
-// of the dialog.
+// of the dialog. Without a mapping or a gold call in the tool.action
+// convention that claims it, it is the naming rule's plain function call
+// (metrics.FunctionCall).
 func (n Naming) Resolve(name string, gold []metrics.Call) (toolID, action string) {
 	if m, ok := n.Map[name]; ok {
 		return m[0], m[1]
 	}
+	plain := metrics.FunctionCall(name, nil)
 	for _, g := range gold {
-		if g.ToolID == name && g.Action == DefaultAction {
-			return name, DefaultAction
+		if g.Plain() && g.ToolID == name {
+			return plain.ToolID, plain.Action
 		}
 		for _, sep := range separators {
 			if name == g.ToolID+sep+g.Action {
@@ -71,7 +70,7 @@ func (n Naming) Resolve(name string, gold []metrics.Call) (toolID, action string
 			}
 		}
 	}
-	return name, DefaultAction
+	return plain.ToolID, plain.Action
 }
 
 // toolsWithActions lists the gold tool ids that use actions other than
@@ -80,7 +79,7 @@ func toolsWithActions(gold []metrics.Call) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, g := range gold {
-		if g.Action != DefaultAction && g.ToolID != "" && !seen[g.ToolID] {
+		if !g.Plain() && g.ToolID != "" && !seen[g.ToolID] {
 			seen[g.ToolID] = true
 			out = append(out, g.ToolID)
 		}
