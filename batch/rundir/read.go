@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"github.com/parquet-go/parquet-go"
 	"gocloud.dev/blob"
@@ -179,7 +180,9 @@ func (r *Run) Dialogs(ctx context.Context) iter.Seq2[DialogRow, error] {
 // ReadTurns iterates over turns.parquet decoding only the columns of T:
 // a struct whose parquet tags name TurnRow columns or extra columns (an
 // extra column the run lacks reads as its zero value). Reading few columns
-// skips decoding the texts.
+// skips decoding the texts. Rows of runs written before the naming rule
+// convert to it (names.go); T must then read a side's tool_id and action
+// together, and gold's with field_scores.
 func ReadTurns[T any](ctx context.Context, r *Run) iter.Seq2[T, error] {
 	return readRows[T](ctx, r, TurnsFile)
 }
@@ -209,6 +212,17 @@ func readRows[T any](ctx context.Context, r *Run, file string) iter.Seq2[T, erro
 			return
 		}
 		defer p.Close()
+		var (
+			names   namesPlan
+			convert bool
+		)
+		if file == TurnsFile {
+			names, convert, err = planNames(reflect.TypeFor[T]())
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+		}
 		var rd *parquet.GenericReader[T]
 		if err := safely(r.name(file), noRow, func() error { rd = parquet.NewGenericReader[T](p.pf); return nil }); err != nil {
 			yield(zero, err)
@@ -229,6 +243,9 @@ func readRows[T any](ctx context.Context, r *Run, file string) iter.Seq2[T, erro
 				return
 			}
 			for i := range n {
+				if convert {
+					names.upgrade(reflect.ValueOf(&buf[i]).Elem())
+				}
 				if !yield(buf[i], nil) {
 					return
 				}
