@@ -65,3 +65,12 @@ func TestSpecErrorMessage(t *testing.T) {
 		t.Errorf("got %q", e.Error())
 	}
 }
+
+func TestReasonThresholdBound(t *testing.T) {
+	bound := map[Reason]bool{ReasonInconsistentValues: true, ReasonIncompleteResponse: true, ReasonInconsistentResponse: true}
+	for _, r := range Reasons() {
+		if got := r.ThresholdBound(); got != bound[r] {
+			t.Errorf("%s.ThresholdBound() = %v, want %v", r, got, bound[r])
+		}
+	}
+}

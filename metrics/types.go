@@ -52,6 +52,19 @@ func Reasons() []Reason {
 	}
 }
 
+// ThresholdBound reports whether a failure of this reason comes from
+// comparisons held to a similarity threshold (parameter values, replies,
+// clauses), so that moving the threshold can change it. The other reasons
+// are structural (a missing turn, a wrong tool, missing keys, a bad type);
+// prior_action_failed is neither: it follows from an earlier turn.
+func (r Reason) ThresholdBound() bool {
+	switch r {
+	case ReasonInconsistentValues, ReasonIncompleteResponse, ReasonInconsistentResponse:
+		return true
+	}
+	return false
+}
+
 // Call is one tool call: the tool, the action on it and its arguments.
 // Args holds decoded JSON (json.Number for numbers); in gold calls a value
 // may be an alternatives spec ({"$any": [...], "$optional": true}).

@@ -8,6 +8,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/metrics"
 )
 
 // File names inside a run directory.
@@ -244,3 +245,27 @@ func (ts *TurnSchema) Row(tr *TurnRow, extra parquet.Row) parquet.Row {
 	}
 	return golden.AppendExtra(row, ts.baseLeafs, extra)
 }
+
+// ScorerDecided reports whether a compared value's outcome came from the
+// similarity scorer: semantic comparisons, and $any alternatives that were
+// compared semantically (By names the scorer; runs written before that
+// column existed are recognised by the threshold they carry, which could
+// not be 0 then). Only these move when a threshold does.
+func (fs FieldScoreRow) ScorerDecided() bool {
+	return fs.Method == metrics.MethodSemantic ||
+		fs.Method == metrics.MethodAny && (fs.By != nil || fs.Threshold != 0 && fs.Score != 1)
+}
+
+// FirstScore is the score the first scorer gave a compared value: the
+// cosine the judge was asked about when a judge decided it (an escalating
+// run), else its score. Sweep calibrates the first scorer's thresholds;
+// the judge's decisions are held to a fixed threshold.
+func (fs FieldScoreRow) FirstScore() float64 {
+	if fs.Judged() && fs.Cosine != nil {
+		return *fs.Cosine
+	}
+	return fs.Score
+}
+
+// Judged reports whether an LLM judge decided the comparison.
+func (fs FieldScoreRow) Judged() bool { return fs.By != nil && *fs.By == metrics.ByJudge }

@@ -105,6 +105,6 @@ func valueAt(argsJSON, path string) (any, bool) {
 // compared, when they can be found.
 func withFeatures(s *sweep.Sample, t *turnView, fs rundir.FieldScoreRow) {
 	if g, p, ok := comparedTexts(t, fs); ok {
-		s.Features, s.HasFeatures = features.Extract(g, p, firstScore(fs)), true
+		s.Features, s.HasFeatures = features.Extract(g, p, fs.FirstScore()), true
 	}
 }

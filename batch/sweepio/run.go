@@ -196,35 +196,6 @@ func (t *turnView) fieldBase() (string, bool) {
 	return metrics.Call{ToolID: *t.GoldToolID, Action: *t.GoldAction}.FieldBase(), true
 }
 
-// scorerDecided reports whether a compared value's outcome came from the
-// similarity scorer: semantic comparisons, and $any alternatives that were
-// compared semantically (by names the scorer; runs written before that
-// column existed are recognised by the threshold they carry, which could
-// not be 0 then).
-func scorerDecided(fs rundir.FieldScoreRow) bool {
-	return fs.Method == metrics.MethodSemantic ||
-		fs.Method == metrics.MethodAny && (fs.By != nil || fs.Threshold != 0 && fs.Score != 1)
-}
-
-// firstScore is the score the first scorer gave a compared value: the
-// cosine the judge was asked about when a judge decided it (an escalating
-// run), else its score. Sweep calibrates the first scorer's thresholds
-// and band; the judge's decisions are held to a fixed threshold.
-func firstScore(fs rundir.FieldScoreRow) float64 {
-	if fs.By != nil && *fs.By == metrics.ByJudge && fs.Cosine != nil {
-		return *fs.Cosine
-	}
-	return fs.Score
-}
-
-// nonScorerChecks are failed checks the similarity threshold cannot change.
-var nonScorerChecks = map[string]bool{
-	string(metrics.ReasonMissingTurn): true, string(metrics.ReasonUnexpectedTurn): true,
-	string(metrics.ReasonToolMismatch): true, string(metrics.ReasonActionMismatch): true,
-	string(metrics.ReasonMissingParameters): true, string(metrics.ReasonExtraParameters): true,
-	string(metrics.ReasonUnparseableArguments): true, string(metrics.ReasonInvalidType): true,
-}
-
 // SubMetricOf names the sub-metric a compared value belongs to: parameter
 // values of action turns are truthfulness.values; in response turns the
 // clause-coverage scores (fields naming completeness or a clause) are
@@ -307,12 +278,12 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 				"use a field path as listed in field_scores (aem show)", ErrUnknownField)
 		}
 		info.FieldLabels++
-		if !scorerDecided(fs) {
+		if !fs.ScorerDecided() {
 			info.Excluded[ExcludedFieldExact]++
 			continue
 		}
 		s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, fs.Field), Field: field(fs),
-			Score: firstScore(fs), HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field}
+			Score: fs.FirstScore(), HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field}
 		withFeatures(&s, t, fs)
 		in.Samples = append(in.Samples, s)
 	}
@@ -322,10 +293,10 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 	var decided []rundir.FieldScoreRow
 	other := t.Structure == string(metrics.OutcomeFail)
 	for _, c := range t.FailedChecks {
-		other = other || nonScorerChecks[c]
+		other = other || c != string(metrics.ReasonPriorActionFailed) && !metrics.Reason(c).ThresholdBound()
 	}
 	for _, fs := range t.FieldScores {
-		if scorerDecided(fs) {
+		if fs.ScorerDecided() {
 			decided = append(decided, fs)
 		} else if !fs.Pass {
 			other = true
@@ -341,17 +312,17 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 	}
 	lowest := decided[0]
 	for _, fs := range decided[1:] {
-		if firstScore(fs) < firstScore(lowest) {
+		if fs.FirstScore() < lowest.FirstScore() {
 			lowest = fs
 		}
 	}
 	s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
-		Score: firstScore(lowest), HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
+		Score: lowest.FirstScore(), HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
 	withFeatures(&s, t, lowest)
 	for _, fs := range decided {
 		if fs != lowest && s.HasFeatures {
 			if g, p, ok := comparedTexts(t, fs); ok {
-				s.Others = append(s.Others, features.Extract(g, p, firstScore(fs)))
+				s.Others = append(s.Others, features.Extract(g, p, fs.FirstScore()))
 			} else {
 				s.HasFeatures = false // the composite needs every comparison of the turn
 			}

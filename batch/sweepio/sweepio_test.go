@@ -609,7 +609,7 @@ func TestScorerDecided(t *testing.T) {
 		{rundir.FieldScoreRow{Method: metrics.MethodExact, Score: 1}, false},
 		{rundir.FieldScoreRow{Method: metrics.MethodMissing, Threshold: 0.5, ThresholdFrom: "threshold"}, false},
 	} {
-		if got := scorerDecided(tc.fs); got != tc.want {
+		if got := tc.fs.ScorerDecided(); got != tc.want {
 			t.Errorf("scorerDecided(%+v) = %v, want %v", tc.fs, got, tc.want)
 		}
 	}

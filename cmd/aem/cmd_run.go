@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/batch/predictions"
+	"github.com/aem-dev/aem/batch/report"
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/thresholds"
 )
@@ -32,6 +34,8 @@ type runOptions struct {
 	quiet         bool
 	pred          predictionOptions
 	otelOut       string
+	report        bool
+	reportOpts    reportOptions
 }
 
 func (o *runOptions) addFlags(fs *flag.FlagSet) {
@@ -50,6 +54,8 @@ func (o *runOptions) addFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 	o.pred.addFlags(fs)
 	fs.StringVar(&o.otelOut, "otel-out", "", "also write the verdicts as OpenTelemetry gen_ai.evaluation.result events (OTLP JSON logs) to this local file")
+	fs.BoolVar(&o.report, "report", false, "also write the HTML run report, OUTDIR/report.html (see 'aem help report')")
+	o.reportOpts.addFlags(fs, "report-")
 }
 
 func cmdRun() *Command {
@@ -89,6 +95,9 @@ EXAMPLES
 				}
 				if o.out == "" {
 					return usagef(lookup("run"), "run needs an output directory: -o OUTDIR")
+				}
+				if o.report && location.IsURL(o.out) {
+					return usagef(lookup("run"), "--report writes into a local run directory; for %s run 'aem report %s -o report.html' afterwards", o.out, o.out)
 				}
 				return runRun(ctx, env, o, args[0])
 			}
@@ -189,6 +198,16 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		return err
 	}
 	printRunSummary(env, sum, o.out)
+	if o.report {
+		opts, err := o.reportOpts.options()
+		if err != nil {
+			return usagef(lookup("run"), "%w", err)
+		}
+		o.reportOpts.out = filepath.Join(o.out, report.HTMLFile)
+		if err := writeReport(ctx, env, o.out, o.reportOpts, opts); err != nil {
+			return err
+		}
+	}
 	if o.otelOut != "" {
 		var sources *predictions.Joiner
 		if join != nil {

@@ -45,6 +45,7 @@ func commands() []*Command {
 		cmdRun(),
 		cmdImport(),
 		cmdShow(),
+		cmdReport(),
 		cmdGen(),
 		cmdMerge(),
 		cmdSweep(),
