@@ -263,15 +263,30 @@ func (b *builder) turn(t *rundir.TurnRow) {
 	b.margins.turn(t)
 }
 
-// toolOf is "tool.action", or none when the turn has no such call.
+// toolOf names a call as people call it (metrics.Call.FunctionName:
+// "sales_db.aggregate", or "get_weather" for a plain function), or none
+// when the turn has no such call.
 func toolOf(tool, action *string, none string) string {
-	switch {
-	case tool == nil:
+	if tool == nil {
 		return none
-	case action == nil || *action == "":
-		return *tool
 	}
-	return *tool + "." + *action
+	c := metrics.Call{ToolID: *tool}
+	if action != nil {
+		c.Action = *action
+	}
+	return c.FunctionName()
+}
+
+// fieldBase is the prefix of the call's field paths (metrics.Call.FieldBase).
+func fieldBase(tool, action *string) string {
+	if tool == nil {
+		return ""
+	}
+	c := metrics.Call{ToolID: *tool}
+	if action != nil {
+		c.Action = *action
+	}
+	return c.FieldBase()
 }
 
 func (b *builder) report() *Report {

@@ -61,7 +61,11 @@ func classOf(t *rundir.TurnRow) causeKey {
 			}
 		}
 	}
-	k.field = indices.ReplaceAllString(strings.TrimPrefix(k.field, k.tool+"."), "[]")
+	base := fieldBase(t.GoldToolID, t.GoldAction)
+	if base == "" {
+		base = fieldBase(t.PredictToolID, t.PredictAction)
+	}
+	k.field = indices.ReplaceAllString(strings.TrimPrefix(k.field, base+"."), "[]")
 	return k
 }
 
