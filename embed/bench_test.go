@@ -1,10 +1,10 @@
 package embed
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,36 +221,24 @@ func BenchmarkCache(b *testing.B) {
 	})
 }
 
-// benchBatches pre-tokenizes texts into the batches Embed builds for them:
-// the queue is taken in windows of windowBatches x BatchSize strings, each sorted by
-// (token count, text), then cut into batches.
+// benchBatches pre-tokenizes texts into the batches Embed builds for them
+// when they are all queued at once: grouped by padded length, each group
+// cut into batches of batchRows.
 func benchBatches(b *testing.B, e *Embedder, texts []string) []*batchInput {
-	type item struct {
-		text string
-		tok  tokenized
-	}
-	items := make([]item, len(texts))
-	for i, s := range texts {
-		s = sanitize(s, e.info.MaxTokens)
-		tk, err := e.tok.encode(s)
+	groups := map[int][]tokenized{}
+	for _, s := range texts {
+		tk, err := e.tok.encode(sanitize(s, e.info.MaxTokens))
 		if err != nil {
 			b.Fatal(err)
 		}
-		items[i] = item{s, tk}
+		p := e.padLen(len(tk.ids))
+		groups[p] = append(groups[p], tk)
 	}
 	var batches []*batchInput
-	window := windowBatches * e.opts.BatchSize
-	for w := 0; w < len(items); w += window {
-		win := slices.Clone(items[w:min(w+window, len(items))])
-		slices.SortStableFunc(win, func(x, y item) int {
-			return cmp.Or(cmp.Compare(len(x.tok.ids), len(y.tok.ids)), cmp.Compare(x.text, y.text))
-		})
-		for lo := 0; lo < len(win); lo += e.opts.BatchSize {
-			var chunk []tokenized
-			for _, it := range win[lo:min(lo+e.opts.BatchSize, len(win))] {
-				chunk = append(chunk, it.tok)
-			}
-			in, _ := e.buildBatch(chunk)
+	for _, p := range slices.Sorted(maps.Keys(groups)) {
+		g, rows := groups[p], e.batchRows(p)
+		for lo := 0; lo < len(g); lo += rows {
+			in, _ := e.buildBatch(g[lo:min(lo+rows, len(g))])
 			batches = append(batches, in)
 		}
 	}
@@ -260,7 +248,7 @@ func benchBatches(b *testing.B, e *Embedder, texts []string) []*batchInput {
 func runBatches(b *testing.B, e *Embedder, batches []*batchInput) time.Duration {
 	start := time.Now()
 	for _, in := range batches {
-		if _, _, err := e.be.run(in); err != nil {
+		if _, _, err := e.sessions[0].run(in); err != nil {
 			b.Fatal(err)
 		}
 	}

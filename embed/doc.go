@@ -34,9 +34,13 @@
 // # Backends
 //
 // "ort" (default) runs ONNX Runtime through github.com/yalue/onnxruntime_go
-// (cgo; the shared library is loaded at run time). One DynamicAdvancedSession
-// is created at Open and reused for every batch; Options.IntraOpThreads and
-// Options.GraphOptLevel set its session options. ONNX Runtime's environment
+// (cgo; the shared library is loaded at run time). Options.Sessions
+// DynamicAdvancedSessions are created at Open and reused for every batch;
+// Options.IntraOpThreads (per session) and Options.GraphOptLevel set their
+// session options. The default layout is one single-thread session per
+// core (Options.Layout): on 2 cores it measured faster than one two-thread
+// session, whose threads wait for each other inside every operator.
+// ONNX Runtime's environment
 // is process-global, so the package reference-counts it: the first open ORT
 // Embedder loads the library, the last Close unloads it, and all Embedders
 // open at the same time must use the same library.
@@ -82,19 +86,27 @@
 // calls Score from several workers at once. Each call dedupes its strings,
 // serves what it can from the in-run memo (an LRU of Options.MemoEntries
 // vectors) and the persistent cache, joins strings another caller already has
-// in flight, tokenizes the rest on its own goroutine, and queues them. One
-// batching goroutine per Embedder is the only caller of the model: each round
-// it takes everything queued (up to 16 batches' worth) from all callers,
-// sorts it by token length, and runs it in batches of Options.BatchSize. While
-// a batch runs, new requests pile up, so under load batches are full without
-// any added waiting ("batch while busy"); an idle Embedder runs a lone
-// request at once. Results go back to each caller in its input order.
+// in flight, tokenizes the rest on its own goroutine, and queues them, grouped
+// by the padded length they run at. Each session has its own goroutine, the
+// only caller of its backend; whenever it is free and strings are queued it
+// takes one batch from the shared queue: a group's worth of a whole batch if
+// one is queued, else the rest of a group, the group whose oldest string came
+// first (so callers finish in the order they asked). A batch holds at most
+// Options.BatchTokens token slots (rows x padded length) and
+// Options.BatchSize rows. Batches are formed when a session is free, from
+// everything queued by then, never in rounds: no session waits while strings
+// wait, under load batches fill without any added waiting ("batch while
+// busy"), and an idle Embedder runs a lone request at once. Results go back
+// to each caller in its input order.
 //
-// A string's vector does not depend on which other strings shared its batch
-// beyond float rounding: padding is masked, pooling sums in float64 over real
-// tokens only. Each string is embedded once per run (memo) and then reused,
-// so a run's similarities do not depend on the number of workers; the tests
-// check that vectors from different batch compositions agree to 1e-6.
+// A string's vector is a function of the string alone, bit for bit: it runs
+// at a padded length fixed by its own token count in a batch of at least two
+// rows (see seqBucket), padding is masked, pooling sums in float64 over real
+// tokens only, and, in batches of two rows or more, ONNX Runtime's result
+// for a row depends neither on the number of rows nor on the session or its
+// thread count (measured; the tests hold it). So outputs are
+// byte-identical whatever the session layout and the number of workers; the
+// tests check 1x1, 1x2 and 2x1 layouts bit for bit.
 //
 // # Persistent cache
 //

@@ -1,11 +1,9 @@
 package embed
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,17 +16,17 @@ import (
 // goroutines, and their strings are coalesced into shared model batches (see
 // the package doc). Close releases the session, the cache and the runtime.
 type Embedder struct {
-	opts    Options
-	info    ModelInfo
-	tok     *textTokenizer
-	be      backend
-	plan    ioPlan
-	dim     int
-	seqMult int
-	cache   *vectorCache // nil without Options.CacheDir
-	// writes carries new vectors from the batching goroutine to the cache
-	// writer (see writeLoop); nil without a cache. writerDone is closed
-	// when the writer has stored everything sent.
+	opts     Options
+	info     ModelInfo
+	tok      *textTokenizer
+	sessions []backend // one per Options.Sessions, each driven by its own goroutine
+	plan     ioPlan
+	dim      int
+	seqMult  int
+	cache    *vectorCache // nil without Options.CacheDir
+	// writes carries new vectors from the sessions to the cache writer
+	// (see writeLoop); nil without a cache. writerDone is closed when the
+	// writer has stored everything sent.
 	writes     chan cacheWrite
 	writerDone chan struct{}
 	keyPrefix  []byte
@@ -36,11 +34,11 @@ type Embedder struct {
 
 	mu       sync.Mutex // guards inflight, queue, closed
 	inflight map[string]*future
-	queue    []*job
+	queue    *queue
 	closed   bool
-	wake     chan struct{}
+	work     *sync.Cond // signalled (with mu) when jobs are queued or the Embedder closes
 	quit     chan struct{}
-	done     chan struct{}
+	served   sync.WaitGroup // the session goroutines
 	closeErr error
 	closeOne sync.Once
 
@@ -56,22 +54,28 @@ type future struct {
 	err  error
 }
 
-// cacheWrite is one round's new vectors for the persistent cache.
+// cacheWrite is one batch's new vectors for the persistent cache.
 type cacheWrite struct {
 	keys [][32]byte
 	vecs [][]float32
 }
 
-// pendingWrites is how many rounds of new vectors may wait for the cache
-// writer before the batching goroutine waits for it.
-const pendingWrites = 2
+// pendingWrites is how many batches of new vectors may wait for the cache
+// writer before a session waits for it; the writer stores what waits
+// together (up to writeKeys keys a transaction).
+const (
+	pendingWrites = 64
+	writeKeys     = 512
+)
 
 // job is a future with its tokens, queued for the batching goroutine.
 type job struct {
-	text string
-	key  [32]byte
-	tok  tokenized
-	fut  *future
+	text   string
+	key    [32]byte
+	tok    tokenized
+	padded int   // the sequence length it runs at (padLen)
+	seq    int64 // arrival order in the queue
+	fut    *future
 }
 
 type counters struct {
@@ -108,8 +112,9 @@ func Open(ctx context.Context, opts Options) (*Embedder, error) {
 	return open(ctx, opts, nil)
 }
 
-// open is Open with an optional ready-made backend (tests inject fakes).
-func open(ctx context.Context, opts Options, be backend) (*Embedder, error) {
+// open is Open with an optional backend opener, called once per session
+// (tests inject fakes).
+func open(ctx context.Context, opts Options, newBackend func() (backend, error)) (*Embedder, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -158,23 +163,22 @@ func open(ctx context.Context, opts Options, be backend) (*Embedder, error) {
 		seqMult:  1,
 		memo:     newMemo(opts.MemoEntries),
 		inflight: make(map[string]*future),
-		wake:     make(chan struct{}, 1),
+		queue:    newQueue(),
 		quit:     make(chan struct{}),
-		done:     make(chan struct{}),
 	}
+	e.work = sync.NewCond(&e.mu)
 	switch {
-	case be != nil:
-		e.be = be
+	case newBackend != nil:
 	case opts.Backend == BackendGo:
-		e.be, err = openGo(&e.info)
+		newBackend = func() (backend, error) { return openGo(&e.info) }
 		e.seqMult = goSeqMultiple
 	default:
-		e.be, err = openORT(opts, &e.info)
+		newBackend = func() (backend, error) { return openORT(opts, &e.info) }
 	}
-	if err != nil {
+	if err := e.openSessions(newBackend); err != nil {
 		return nil, err
 	}
-	e.plan = e.be.ioPlan()
+	e.plan = e.sessions[0].ioPlan()
 	if e.plan.tokenLevel && e.info.Pooling == "" {
 		e.info.Pooling = PoolingMean // sentence-transformers' default
 	}
@@ -186,7 +190,7 @@ func open(ctx context.Context, opts Options, be backend) (*Embedder, error) {
 		e.info.Inputs = append(e.info.Inputs, in.Name)
 	}
 	if err := e.probe(); err != nil {
-		_ = e.be.close()
+		_ = e.closeSessions()
 		return nil, err
 	}
 	e.info.Dim = e.dim
@@ -194,23 +198,65 @@ func open(ctx context.Context, opts Options, be backend) (*Embedder, error) {
 	if opts.CacheDir != "" {
 		e.cache, e.discards, err = openCache(opts.CacheDir, opts.CacheMaxBytes, opts.CacheLockTimeout, opts.DiscardCorruptCache)
 		if err != nil {
-			_ = e.be.close()
+			_ = e.closeSessions()
 			return nil, err
 		}
 		e.writes, e.writerDone = make(chan cacheWrite, pendingWrites), make(chan struct{})
 		go e.writeLoop()
 	}
-	go e.loop()
+	for _, be := range e.sessions {
+		e.served.Add(1)
+		go e.serve(be)
+	}
 	return e, nil
 }
 
+// openSessions opens Options.Sessions backends; on error it closes the
+// ones already open.
+func (e *Embedder) openSessions(newBackend func() (backend, error)) error {
+	for range e.opts.Sessions {
+		be, err := newBackend()
+		if err != nil {
+			return errors.Join(err, e.closeSessions())
+		}
+		e.sessions = append(e.sessions, be)
+	}
+	return nil
+}
+
+// closeSessions closes every open backend.
+func (e *Embedder) closeSessions() error {
+	var errs []error
+	for _, be := range e.sessions {
+		if err := be.close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing the %s backend: %w", e.opts.Backend, err))
+		}
+	}
+	e.sessions = nil
+	return errors.Join(errs...)
+}
+
 // writeLoop stores new vectors in the persistent cache. It runs beside the
-// batching goroutine so that the model never waits for a commit (each one
-// syncs the file) unless pendingWrites rounds are already waiting. A
-// failed write is counted (Stats.CacheErrors) and embedding goes on.
+// sessions so that the model never waits for a commit (each one syncs the
+// file) unless pendingWrites batches are already waiting; it stores the
+// batches that wait together, up to writeKeys keys a commit. A failed
+// write is counted (Stats.CacheErrors) and embedding goes on.
 func (e *Embedder) writeLoop() {
 	defer close(e.writerDone)
 	for w := range e.writes {
+		more := true
+		for more && len(w.keys) < writeKeys {
+			select {
+			case m, ok := <-e.writes:
+				if !ok {
+					more = false
+					break
+				}
+				w.keys, w.vecs = append(w.keys, m.keys...), append(w.vecs, m.vecs...)
+			default:
+				more = false
+			}
+		}
 		if err := e.cache.put(w.keys, w.vecs); err != nil {
 			e.noteCacheErr(err)
 		}
@@ -222,7 +268,7 @@ func (e *Embedder) probe() error {
 	seq := min(e.seqMult, e.info.MaxTokens)
 	in := &batchInput{batch: 1, seq: seq, ids: make([]int64, seq), mask: make([]int64, seq), types: make([]int64, seq)}
 	in.mask[0] = 1
-	out, dims, err := e.be.run(in)
+	out, dims, err := e.sessions[0].run(in)
 	if err != nil {
 		return fmt.Errorf("%w: test run of %s failed: %w", ErrModelInvalid, e.info.WeightsPath, err)
 	}
@@ -409,7 +455,7 @@ func (e *Embedder) submit(uniq []string, own []int, waits map[int]*future) error
 			done = append(done, jb)
 			continue
 		}
-		jb.tok = tk
+		jb.tok, jb.padded = tk, e.padLen(len(tk.ids))
 		jobs = append(jobs, jb)
 	}
 	e.st.tokenizeNanos.Add(int64(time.Since(start)))
@@ -423,14 +469,11 @@ func (e *Embedder) submit(uniq []string, own []int, waits map[int]*future) error
 		e.mu.Unlock()
 		return ErrClosed
 	}
-	e.queue = append(e.queue, jobs...)
-	e.mu.Unlock()
+	e.queue.add(jobs)
 	if len(jobs) > 0 {
-		select {
-		case e.wake <- struct{}{}:
-		default:
-		}
+		e.work.Broadcast()
 	}
+	e.mu.Unlock()
 	return nil
 }
 
@@ -453,74 +496,52 @@ func (e *Embedder) noteCacheErr(err error) {
 	e.st.lastCacheErr.Store(err.Error())
 }
 
-// windowBatches is how many batches' worth of queued strings the batching
-// goroutine sorts together: a wider window pads less (the benchmark's 1,024
-// short values fill 4,672 token slots sorted together, 5,184 in windows of
-// 256, for 4,402 real tokens) while a caller waits at most that many batches
-// behind a big earlier request.
-const windowBatches = 16
-
-// loop is the batching goroutine: the only caller of the backend. Each round
-// takes what callers have queued (up to windowBatches batches' worth), sorts
-// it by token length to cut padding, and runs it in batches of BatchSize.
-func (e *Embedder) loop() {
-	defer close(e.done)
-	window := windowBatches * e.opts.BatchSize
+// serve is one session's goroutine: whenever the queue holds strings it
+// takes a batch (queue.next) and runs it, so no session idles while
+// strings wait, and a batch is formed from everything queued at the
+// moment a session is free ("batch while busy": under load batches fill
+// without any added waiting; an idle Embedder runs a lone request at once).
+func (e *Embedder) serve(be backend) {
+	defer e.served.Done()
 	for {
-		select {
-		case <-e.quit:
-			return
-		case <-e.wake:
+		e.mu.Lock()
+		for e.queue.n == 0 && !e.closed {
+			e.work.Wait()
 		}
-		for {
-			e.mu.Lock()
-			n := min(len(e.queue), window)
-			jobs := slices.Clone(e.queue[:n])
-			e.queue = e.queue[n:]
-			if len(e.queue) == 0 {
-				e.queue = nil
-			}
+		if e.closed {
 			e.mu.Unlock()
-			if n == 0 {
-				break
-			}
-			e.runJobs(jobs)
-			select {
-			case <-e.quit:
-				return
-			default:
-			}
+			return
 		}
+		chunk := e.queue.next(e.batchRows)
+		e.mu.Unlock()
+		e.runJobs(be, chunk)
 	}
 }
 
-// runJobs embeds jobs with the model and resolves their futures.
-func (e *Embedder) runJobs(jobs []*job) {
-	bucket := func(j *job) int { return seqBucket(len(j.tok.ids), e.info.MaxTokens) }
-	slices.SortStableFunc(jobs, func(a, b *job) int {
-		return cmp.Or(cmp.Compare(bucket(a), bucket(b)), cmp.Compare(len(a.tok.ids), len(b.tok.ids)), cmp.Compare(a.text, b.text))
-	})
+// batchRows is how many strings of padded length p go in one batch: the
+// token budget's worth, within [2, BatchSize].
+func (e *Embedder) batchRows(p int) int {
+	return max(2, min(e.opts.BatchSize, e.opts.BatchTokens/p))
+}
+
+// runJobs embeds a chunk of jobs (one padded length) on session be and
+// resolves their futures.
+func (e *Embedder) runJobs(be backend, chunk []*job) {
+	out, err := e.runBatch(be, chunk)
 	var keys [][32]byte
 	var vecs [][]float32
-	for lo, hi := 0, 0; lo < len(jobs); lo = hi {
-		// A batch holds strings of one length bucket only.
-		for hi = lo + 1; hi < len(jobs) && hi-lo < e.opts.BatchSize && bucket(jobs[hi]) == bucket(jobs[lo]); hi++ {
+	for i, jb := range chunk {
+		if err != nil {
+			jb.fut.err = err
+			continue
 		}
-		chunk := jobs[lo:hi]
-		out, err := e.runBatch(chunk)
-		for i, jb := range chunk {
-			if err != nil {
-				jb.fut.err = err
-				continue
-			}
-			jb.fut.vec = out[i]
-			keys = append(keys, jb.key)
-			vecs = append(vecs, out[i])
-		}
-		e.mu.Lock()
-		e.resolveLocked(chunk)
-		e.mu.Unlock()
+		jb.fut.vec = out[i]
+		keys = append(keys, jb.key)
+		vecs = append(vecs, out[i])
 	}
+	e.mu.Lock()
+	e.resolveLocked(chunk)
+	e.mu.Unlock()
 	if e.cache != nil && len(keys) > 0 {
 		e.writes <- cacheWrite{keys, vecs}
 	}
@@ -552,18 +573,26 @@ func seqBucket(n, maxTokens int) int {
 	return b
 }
 
-// buildBatch pads a chunk (strings of one length bucket) into one batch:
-// right padding with id 0 and attention mask 0, the sequence length that
-// of the bucket, rounded up to the backend's multiple (never past the token
-// cap), and a padding row added to a chunk of one string (see seqBucket).
+// padLen is the sequence length a string of n tokens runs at: its
+// seqBucket, rounded up to the backend's multiple (never past the token
+// cap).
+func (e *Embedder) padLen(n int) int {
+	seq := seqBucket(n, e.info.MaxTokens)
+	if e.seqMult > 1 {
+		seq = min((seq+e.seqMult-1)/e.seqMult*e.seqMult, max(seq, e.info.MaxTokens))
+	}
+	return seq
+}
+
+// buildBatch pads a chunk (strings of one padded length) into one batch:
+// right padding with id 0 and attention mask 0, at the longest padLen of
+// the chunk, and a padding row added to a chunk of one string (see
+// seqBucket).
 func (e *Embedder) buildBatch(chunk []tokenized) (in *batchInput, real int) {
 	seq := 0
 	for _, tk := range chunk {
-		seq = max(seq, seqBucket(len(tk.ids), e.info.MaxTokens))
+		seq = max(seq, e.padLen(len(tk.ids)))
 		real += len(tk.ids)
-	}
-	if e.seqMult > 1 {
-		seq = min((seq+e.seqMult-1)/e.seqMult*e.seqMult, max(seq, e.info.MaxTokens))
 	}
 	b := max(len(chunk), 2)
 	in = &batchInput{batch: b, seq: seq, ids: make([]int64, b*seq), mask: make([]int64, b*seq), types: make([]int64, b*seq)}
@@ -577,15 +606,15 @@ func (e *Embedder) buildBatch(chunk []tokenized) (in *batchInput, real int) {
 	return in, real
 }
 
-// runBatch runs one chunk of jobs through the model.
-func (e *Embedder) runBatch(chunk []*job) ([][]float32, error) {
+// runBatch runs one chunk of jobs through the model on session be.
+func (e *Embedder) runBatch(be backend, chunk []*job) ([][]float32, error) {
 	toks := make([]tokenized, len(chunk))
 	for i, jb := range chunk {
 		toks[i] = jb.tok
 	}
 	in, real := e.buildBatch(toks)
 	start := time.Now()
-	out, dims, err := e.be.run(in)
+	out, dims, err := be.run(in)
 	e.st.modelNanos.Add(int64(time.Since(start)))
 	e.st.modelCalls.Add(1)
 	if err != nil {
@@ -601,30 +630,28 @@ func (e *Embedder) runBatch(chunk []*job) ([][]float32, error) {
 	return vecs[:len(chunk)], nil
 }
 
-// Close stops the batching goroutine (callers still waiting get ErrClosed),
-// waits for the cache writer to store what was embedded, then releases the
-// session, the runtime reference and the cache. It is safe to call more
+// Close stops the sessions (callers still waiting get ErrClosed), waits
+// for the cache writer to store what was embedded, then releases the
+// sessions, the runtime reference and the cache. It is safe to call more
 // than once.
 func (e *Embedder) Close() error {
 	e.closeOne.Do(func() {
 		e.mu.Lock()
 		e.closed = true
 		close(e.quit)
+		e.work.Broadcast()
 		e.mu.Unlock()
-		<-e.done
+		e.served.Wait()
 		e.mu.Lock()
-		for _, jb := range e.queue {
+		left := e.queue.drain()
+		for _, jb := range left {
 			jb.fut.err = ErrClosed
 		}
-		e.resolveLocked(e.queue)
-		e.queue = nil
+		e.resolveLocked(left)
 		e.mu.Unlock()
-		var errs []error
-		if err := e.be.close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing the %s backend: %w", e.opts.Backend, err))
-		}
+		errs := []error{e.closeSessions()}
 		if e.cache != nil {
-			// The batching goroutine has stopped: nothing sends any more.
+			// The sessions have stopped: nothing sends any more.
 			close(e.writes)
 			<-e.writerDone
 			if err := e.cache.Close(); err != nil {

@@ -25,7 +25,8 @@ const (
 // Defaults applied by Options.withDefaults when a field is zero.
 const (
 	DefaultBackend          = BackendORT
-	DefaultBatchSize        = 64
+	DefaultBatchSize        = 256     // rows per model call at most; DefaultBatchTokens decides below it
+	DefaultBatchTokens      = 2048    // token slots (rows x padded length) per model call
 	DefaultCacheMaxBytes    = 8 << 30 // 8 GiB of cached vectors (about four million 512-d vectors: a 1M-turn nightly set holds ~1.6M distinct strings)
 	DefaultCacheLockTimeout = 5 * time.Second
 	DefaultMemoEntries      = 10_000 // about 20 MiB of 512-d vectors: the strings that repeat (gold values) stay; the rest come from the persistent cache
@@ -57,15 +58,25 @@ type Options struct {
 	// Home is the install root. Empty: $AEM_HOME, then ./.aem.
 	Home string
 
-	// IntraOpThreads is ORT's intra-op thread count; 0 lets ORT choose (one
-	// per physical core). The go backend ignores it.
+	// Sessions is how many model sessions run batches side by side, each
+	// on its own goroutine, pulling from one queue (see the package doc).
+	// IntraOpThreads is ORT's intra-op thread count per session (the go
+	// backend ignores it). Zero values are filled from the core count
+	// (runtime.GOMAXPROCS) by Options.Layout: both zero gives one
+	// single-thread session per core on "ort" (one session on "go"); one
+	// zero gives cores / the other, at least 1.
+	Sessions       int
 	IntraOpThreads int
 	// GraphOptLevel is ORT's graph optimisation level: "disable", "basic",
 	// "extended" or "all" (default).
 	GraphOptLevel string
 
-	// BatchSize is the most strings sent to the model in one call (default 64).
-	BatchSize int
+	// BatchTokens bounds a model call's token slots: rows x the padded
+	// length its strings run at (default DefaultBatchTokens), so short
+	// strings go in many rows and long ones in few. BatchSize caps the rows
+	// (default DefaultBatchSize). A batch always has at least two rows.
+	BatchTokens int
+	BatchSize   int
 	// MaxTokens caps the tokens per string (0: the model's own cap from
 	// aem-model.json, sentence_bert_config.json, tokenizer.json or
 	// config.json, else 512). A larger value than the model's cap is lowered to it.
@@ -113,6 +124,10 @@ func (o Options) withDefaults() Options {
 	if o.BatchSize == 0 {
 		o.BatchSize = DefaultBatchSize
 	}
+	if o.BatchTokens == 0 {
+		o.BatchTokens = DefaultBatchTokens
+	}
+	o.Sessions, o.IntraOpThreads = o.Layout()
 	if o.CacheMaxBytes == 0 {
 		o.CacheMaxBytes = DefaultCacheMaxBytes
 	}
@@ -128,10 +143,17 @@ func (o Options) withDefaults() Options {
 // Validate reports the first bad setting, wrapping ErrInvalidOptions. Zero
 // values are valid (they mean the defaults).
 func (o Options) Validate() error {
-	o = o.withDefaults()
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
 	}
+	// Before the defaults, which fill zero (and would hide negative) layouts.
+	if o.Sessions < 0 || o.Sessions > maxSessions {
+		return bad("sessions %d: use 0 (one per core) or 1..%d", o.Sessions, maxSessions)
+	}
+	if o.IntraOpThreads < 0 || o.IntraOpThreads > maxSessions {
+		return bad("intra-op threads %d: use 0 (from the core count) or 1..%d", o.IntraOpThreads, maxSessions)
+	}
+	o = o.withDefaults()
 	switch o.Backend {
 	case BackendORT, BackendGo:
 	default:
@@ -142,11 +164,11 @@ func (o Options) Validate() error {
 	default:
 		return bad("graph optimisation level %q: use disable, basic, extended or all", o.GraphOptLevel)
 	}
-	if o.IntraOpThreads < 0 {
-		return bad("intra-op threads %d: use 0 (ORT's choice) or a positive count", o.IntraOpThreads)
-	}
 	if o.BatchSize < 1 || o.BatchSize > 4096 {
 		return bad("batch size %d: use 1..4096", o.BatchSize)
+	}
+	if o.BatchTokens < 1 || o.BatchTokens > 1<<20 {
+		return bad("batch tokens %d: use 1..%d", o.BatchTokens, 1<<20)
 	}
 	if o.MaxTokens < 0 {
 		return bad("max tokens %d: use 0 (the model's cap) or a positive count", o.MaxTokens)
@@ -158,6 +180,35 @@ func (o Options) Validate() error {
 		return bad("cache lock timeout %v: must not be negative", o.CacheLockTimeout)
 	}
 	return nil
+}
+
+// maxSessions bounds Options.Sessions and Options.IntraOpThreads.
+const maxSessions = 256
+
+// Layout resolves Options.Sessions and Options.IntraOpThreads from the
+// core count (runtime.GOMAXPROCS, which follows the CPUs the process may
+// use): both unset gives one single-thread session per core ("ort"; one
+// session on "go", whose executor compiles each batch shape per session);
+// one unset gives cores / the other, at least 1. On 2 cores two
+// single-thread sessions measured faster than one two-thread session
+// (BENCHMARKS.md, "Session layout").
+func (o Options) Layout() (sessions, threads int) {
+	return layoutFor(o.Sessions, o.IntraOpThreads, runtime.GOMAXPROCS(0), o.Backend == BackendGo)
+}
+
+func layoutFor(sessions, threads, cores int, goBackend bool) (int, int) {
+	switch {
+	case sessions > 0 && threads > 0:
+	case sessions > 0:
+		threads = max(1, cores/sessions)
+	case threads > 0:
+		sessions = max(1, cores/threads)
+	case goBackend:
+		sessions, threads = 1, 1
+	default:
+		sessions, threads = max(1, cores), 1
+	}
+	return sessions, threads
 }
 
 // HomeDir returns the install root: o.Home, then $AEM_HOME, then ./.aem.

@@ -19,19 +19,21 @@ import (
 // scorerOptions chooses and configures the similarity scorer; run and
 // sweep share them.
 type scorerOptions struct {
-	kind      string
-	model     string
-	backend   string
-	ortLib    string
-	threads   int
-	graphOpt  string
-	batchSize int
-	cacheDir  string
-	noCache   bool
-	discard   bool
-	cacheMax  int64
-	memo      int
-	judge     judgeOptions
+	kind        string
+	model       string
+	backend     string
+	ortLib      string
+	sessions    int
+	threads     int
+	graphOpt    string
+	batchSize   int
+	batchTokens int
+	cacheDir    string
+	noCache     bool
+	discard     bool
+	cacheMax    int64
+	memo        int
+	judge       judgeOptions
 }
 
 // Scorers accepted by --scorer.
@@ -48,9 +50,11 @@ func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.model, "model", "", "model directory (default: models/use-lite in the install root, see INSTALL ROOT)")
 	fs.StringVar(&o.backend, "backend", embed.BackendORT, "inference backend: ort (ONNX Runtime) or go (pure Go, slower, no shared library)")
 	fs.StringVar(&o.ortLib, "ort-lib", "", "path of libonnxruntime.so.1 (default: lib/<os>-<arch>/ in the install root)")
-	fs.IntVar(&o.threads, "threads", 0, "ONNX Runtime intra-op threads (0: one per core)")
+	fs.IntVar(&o.sessions, "sessions", 0, "model sessions run side by side (0: from the core count; with --threads 0, one per core)")
+	fs.IntVar(&o.threads, "threads", 0, "ONNX Runtime intra-op threads per session (0: from the core count; with --sessions 0, one)")
 	fs.StringVar(&o.graphOpt, "graph-opt", embed.GraphOptAll, "ONNX Runtime graph optimisation: disable, basic, extended or all")
-	fs.IntVar(&o.batchSize, "batch-size", embed.DefaultBatchSize, "strings per model call")
+	fs.IntVar(&o.batchTokens, "batch-tokens", embed.DefaultBatchTokens, "token slots per model call (strings x padded length): short strings go many to a call, long ones few")
+	fs.IntVar(&o.batchSize, "batch-size", embed.DefaultBatchSize, "most strings per model call")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "persistent embedding cache directory (default: embed-cache/ in the install root, see INSTALL ROOT)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding and judge caches")
 	fs.Int64Var(&o.cacheMax, "cache-max-mb", embed.DefaultCacheMaxBytes>>20, "bound of the persistent embedding cache in MiB (0: the default); the oldest entries are evicted past it")
@@ -116,9 +120,11 @@ func (o scorerOptions) openEmbed(ctx context.Context, env *Env) (sc *openedScore
 		ModelDir:       o.model,
 		Backend:        o.backend,
 		ORTLib:         o.ortLib,
+		Sessions:       o.sessions,
 		IntraOpThreads: o.threads,
 		GraphOptLevel:  o.graphOpt,
 		BatchSize:      o.batchSize,
+		BatchTokens:    o.batchTokens,
 		Getenv:         env.Getenv,
 
 		DiscardCorruptCache: o.discard,
