@@ -70,7 +70,7 @@ func failRow(r rundir.TurnRow, reason metrics.Reason, from int64) rundir.TurnRow
 		r.Truthfulness = "fail"
 		if r.Kind == "action" {
 			r.PredictArgs = ptr(`{"metric":"profit"}`)
-			r.FieldScores = []rundir.FieldScoreRow{{Field: "sales.step.metric", Method: "semantic", Score: 0.31, Threshold: 0.5}}
+			r.FieldScores = []rundir.FieldScoreRow{{Field: "sales.step.metric", Method: "semantic", Score: 0.31, Threshold: 0.5, ThresholdFrom: "fields.sales.step.metric"}}
 		} else {
 			r.PredictResponse = ptr("Profit grew 5%.")
 		}
@@ -239,11 +239,23 @@ func TestEndToEnd(t *testing.T) {
 		r.Base != base || r.Candidate != cand || r.CandidateStructure != "fail" || r.Gold != `sales.step2 {"metric":"revenue"}` {
 		t.Errorf("row %+v", r)
 	}
+	// Where a threshold is reported, so is the entry it came from, as in
+	// turns.parquet: compare.parquet, compare.json and compare.md.
+	for _, r := range rows {
+		for _, f := range r.CandidateFieldScores {
+			if f.Method == "semantic" && f.ThresholdFrom != "fields.sales.step.metric" {
+				t.Fatalf("compare.parquet: %s turn %d field %+v lacks threshold_from", r.DialogID, r.TurnNo, f)
+			}
+		}
+	}
+	if !bytes.Contains(data, []byte(`"threshold_from": "fields.sales.step.metric"`)) {
+		t.Error("compare.json lacks threshold_from")
+	}
 	md, err := os.ReadFile(filepath.Join(out, MarkdownFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Regression gate: FAILED", "80 turns regressed** (20 root causes, 60 cascades)",
+	for _, want := range []string{"Regression gate: FAILED", "semantic 0.31 < 0.50 (fields.sales.step.metric)", "80 turns regressed** (20 root causes, 60 cascades)",
 		"1. `d001` turn 2 (action, sales.step2): **tool_mismatch**, root cause", "significant shift", "### Dialogs whose test_pass flipped (20)"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("compare.md lacks %q", want)

@@ -262,6 +262,9 @@ func fieldSummary(fs []compare.FieldScore) string {
 		s := fmt.Sprintf("%s %s %.2f", f.Field, f.Method, f.Score)
 		if f.Method == "semantic" {
 			s += fmt.Sprintf(" < %.2f", f.Threshold)
+			if f.ThresholdFrom != "" {
+				s += " (" + f.ThresholdFrom + ")"
+			}
 		}
 		parts = append(parts, s)
 	}

@@ -19,7 +19,11 @@ type FieldScore struct {
 	Method    string  `json:"method"`
 	Score     float64 `json:"score"`
 	Threshold float64 `json:"threshold"`
-	Pass      bool    `json:"pass"`
+	// ThresholdFrom is the thresholds entry Threshold came from, as in
+	// turns.parquet ("fields.<key>", "types.<type>", "sub_metrics.<name>",
+	// "threshold"); empty when the value was not held to a threshold.
+	ThresholdFrom string `json:"threshold_from"`
+	Pass          bool   `json:"pass"`
 }
 
 // Turn is the verdict of one scored turn in one run: what compare needs
