@@ -29,5 +29,6 @@
 // writes) is read document after document. Memory holds one span at a time.
 //
 // Errors about the content are *badinput.RowError (wrapping
-// badinput.ErrInvalid) naming the file, the line and the JSON path.
+// badinput.ErrInvalid, exit status 3, and ErrInvalid or ErrTruncated)
+// naming the file, the line and the JSON path.
 package otlpjson

@@ -40,11 +40,11 @@ func ReadLogs(ctx context.Context, name string, r io.Reader, fn func(Resource, S
 			return nil
 		}
 		if err != nil {
-			problem := fmt.Sprintf("document %d is not OTLP JSON logs", doc)
+			problem, kind := fmt.Sprintf("document %d is not OTLP JSON logs", doc), ErrInvalid
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				problem = fmt.Sprintf("document %d is truncated", doc)
+				problem, kind = fmt.Sprintf("document %d is truncated", doc), ErrTruncated
 			}
-			return invalid(name, LineAt(name, start)+boolInt(start > 0), "", problem,
+			return invalid(kind, name, LineAt(name, start)+boolInt(start > 0), "", problem,
 				"write OTLP JSON logs ({\"resourceLogs\": [...]}) one document per line", err)
 		}
 		for _, rl := range d.ResourceLogs {

@@ -104,18 +104,21 @@ func indent(s string) string {
 }
 
 func TestReadSpansErrors(t *testing.T) {
-	tests := []struct{ name, doc, want string }{
-		{"empty", "", "no OTLP JSON document"},
-		{"array", "[]", "not a JSON object"},
-		{"truncated", `{"resourceSpans":[{"scopeSpans":[{"spans":[` + fmtSpan(1) + `,{"traceId":"0af`, "truncated"},
-		{"bad kind", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"kind":"x"}]}]}]}`, "spans[0].kind"},
-		{"wrong key", `{"resourceLogs":[]}`, "no resourceSpans"},
+	tests := []struct {
+		name, doc, want string
+		kind            error
+	}{
+		{"empty", "", "no OTLP JSON document", ErrInvalid},
+		{"array", "[]", "not a JSON object", ErrInvalid},
+		{"truncated", `{"resourceSpans":[{"scopeSpans":[{"spans":[` + fmtSpan(1) + `,{"traceId":"0af`, "truncated", ErrTruncated},
+		{"bad kind", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"kind":"x"}]}]}]}`, "spans[0].kind", ErrInvalid},
+		{"wrong key", `{"resourceLogs":[]}`, "no resourceSpans", ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := ReadSpans(context.Background(), "f", strings.NewReader(tt.doc), func(*Span) error { return nil })
-			if !errors.Is(err, badinput.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %v, want one containing %q", err, tt.want)
+			if !errors.Is(err, badinput.ErrInvalid) || !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want one containing %q and wrapping %v", err, tt.want, tt.kind)
 			}
 		})
 	}
@@ -129,7 +132,7 @@ func FuzzReadSpans(f *testing.F) {
 			s.Attributes.Map()
 			return nil
 		})
-		if err != nil && !errors.Is(err, badinput.ErrInvalid) {
+		if err != nil && (!errors.Is(err, badinput.ErrInvalid) || !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrTruncated)) {
 			t.Fatalf("error outside the vocabulary: %v", err)
 		}
 	})

@@ -159,17 +159,17 @@ func (w *walker) syntax(path string, err error) error {
 		off = se.Offset
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return invalid(w.name, LineAt(w.name, off), path, fmt.Sprintf("file ends inside a JSON value after %d spans (truncated?)", w.spans),
+		return invalid(ErrTruncated, w.name, LineAt(w.name, off), path, fmt.Sprintf("file ends inside a JSON value after %d spans (truncated?)", w.spans),
 			"re-export the traces, or cut the file at the last complete line", io.ErrUnexpectedEOF)
 	}
 	var ute *json.UnmarshalTypeError
 	if errors.As(err, &ute) && ute.Field != "" {
 		path += "." + ute.Field
 	}
-	return invalid(w.name, LineAt(w.name, off), path, "not valid OTLP JSON",
+	return invalid(ErrInvalid, w.name, LineAt(w.name, off), path, "not valid OTLP JSON",
 		"check the exporter writes OTLP JSON (ids in hex, attributes as {key, value})", err)
 }
 
 func (w *walker) fail(path, problem, fix string, err error) error {
-	return invalid(w.name, LineAt(w.name, w.dec.InputOffset()), path, problem, fix, err)
+	return invalid(ErrInvalid, w.name, LineAt(w.name, w.dec.InputOffset()), path, problem, fix, err)
 }

@@ -78,7 +78,7 @@ func eachLine(ctx context.Context, name string, r io.Reader, fn func(row int64, 
 // parseChatLine decodes one non-blank line.
 func parseChatLine(name string, row int64, line int, text []byte) (Conversation, error) {
 	fail := func(field, problem, fix string, err error) (Conversation, error) {
-		return Conversation{}, rowError(name, row, line, field, problem, fix, err)
+		return Conversation{}, rowError(ErrInvalidRecord, name, row, line, field, problem, fix, err)
 	}
 	var cl chatLine
 	dec := json.NewDecoder(bytes.NewReader(text))

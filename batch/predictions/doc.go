@@ -63,7 +63,8 @@
 // # Errors
 //
 // Errors about the content are *badinput.RowError (wrapping
-// badinput.ErrInvalid, exit status 3) and
+// badinput.ErrInvalid, exit status 3, and one of ErrInvalidRecord,
+// ErrFormat, ErrJoin, or for OTLP JSON spans otlpjson's kinds) and
 // name the file, the record and line, the field and the fix: a line that is
 // not JSON, a truncated file (the last line cut, a document that ends
 // early), a missing conversation_id, a duplicate (conversation, trial), a

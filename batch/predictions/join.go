@@ -147,7 +147,7 @@ func (j *Joiner) join(g golden.Dialog) ([]joinedDialog, error) {
 		if j.gold.Format() == golden.FormatParquet {
 			row = g.Rows[0]
 		}
-		return nil, rowError(j.gold.Path(), row, 0, "trial",
+		return nil, rowError(ErrJoin, j.gold.Path(), row, 0, "trial",
 			fmt.Sprintf("gold dialog %q has trial %d: with predictions, the trials come from the predictions", g.ID, *g.Trial),
 			"drop the trial column (or key) from the golden dataset, and number the runs in the predictions (\"trial\", aem.trial)", nil)
 	}

@@ -199,7 +199,7 @@ func TestJoinRefusesGoldTrials(t *testing.T) {
 `)
 	_, err := joiner(t, gold, pred, align.Options{}).Next(context.Background())
 	if err == nil || !strings.Contains(err.Error(), `gold dialog "a" has trial 1: with predictions, the trials come from the predictions`) ||
-		!strings.Contains(err.Error(), "field trial") || !errors.Is(err, badinput.ErrInvalid) {
+		!strings.Contains(err.Error(), "field trial") || !errors.Is(err, badinput.ErrInvalid) || !errors.Is(err, ErrJoin) {
 		t.Errorf("err = %v, want the gold trial refused as bad input", err)
 	}
 }

@@ -50,7 +50,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			}
 		}
 		if (formats[i] == FormatChat) != (formats[0] == FormatChat) {
-			return nil, rowError(f, -1, 0, "", fmt.Sprintf("%s predictions beside %s ones (%s)", formats[i], formats[0], files[0]),
+			return nil, rowError(ErrFormat, f, -1, 0, "", fmt.Sprintf("%s predictions beside %s ones (%s)", formats[i], formats[0], files[0]),
 				"keep chat logs and span files in separate directories", nil)
 		}
 	}
@@ -92,7 +92,7 @@ func listFiles(path string) ([]string, error) {
 		files = append(files, filepath.Join(path, e.Name()))
 	}
 	if len(files) == 0 {
-		return nil, rowError(path, -1, 0, "", "the directory holds no predictions files", "point --predictions at a file or a directory of them", nil)
+		return nil, rowError(ErrFormat, path, -1, 0, "", "the directory holds no predictions files", "point --predictions at a file or a directory of them", nil)
 	}
 	return files, nil
 }
@@ -108,7 +108,7 @@ func Detect(path string) (Format, error) {
 	defer f.Close()
 	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
 	unknown := func(problem string, err error) (Format, error) {
-		return "", rowError(path, -1, 1, "", problem,
+		return "", rowError(ErrFormat, path, -1, 1, "", problem,
 			"give chat logs (JSON Lines with conversation_id and messages), OTLP JSON traces (resourceSpans) or Phoenix span JSON Lines, or name the format with --predictions-format", err)
 	}
 	tok, err := dec.Token()

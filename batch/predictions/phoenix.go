@@ -53,22 +53,22 @@ func parsePhoenix(name string, row int64, line int, text []byte) (span, error) {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			problem = "the line ends inside its JSON object (truncated file?)"
 		}
-		return span{}, rowError(name, row, line, "", problem, "export spans from Phoenix as JSON Lines, one span per line", err)
+		return span{}, rowError(ErrInvalidRecord, name, row, line, "", problem, "export spans from Phoenix as JSON Lines, one span per line", err)
 	}
 	trace, err := otlpjson.ParseID(ps.Context.TraceID)
 	if err != nil || trace == "" {
-		return span{}, rowError(name, row, line, "context.trace_id", "missing or not a trace id", "give each span its context.trace_id", err)
+		return span{}, rowError(ErrInvalidRecord, name, row, line, "context.trace_id", "missing or not a trace id", "give each span its context.trace_id", err)
 	}
 	id, err := otlpjson.ParseID(ps.Context.SpanID)
 	if err != nil {
-		return span{}, rowError(name, row, line, "context.span_id", "not a span id", "give each span its context.span_id", err)
+		return span{}, rowError(ErrInvalidRecord, name, row, line, "context.span_id", "not a span id", "give each span its context.span_id", err)
 	}
 	s := span{file: name, line: line, trace: string(trace), id: string(id), name: ps.Name, attrs: map[string]any{}}
 	if s.start, err = isoNanos(ps.StartTime); err != nil {
-		return span{}, rowError(name, row, line, "start_time", "not an ISO 8601 time", "write times as 2025-01-02T15:04:05.123456Z", err)
+		return span{}, rowError(ErrInvalidRecord, name, row, line, "start_time", "not an ISO 8601 time", "write times as 2025-01-02T15:04:05.123456Z", err)
 	}
 	if s.end, err = isoNanos(ps.EndTime); err != nil {
-		return span{}, rowError(name, row, line, "end_time", "not an ISO 8601 time", "write times as 2025-01-02T15:04:05.123456Z", err)
+		return span{}, rowError(ErrInvalidRecord, name, row, line, "end_time", "not an ISO 8601 time", "write times as 2025-01-02T15:04:05.123456Z", err)
 	}
 	flatten(s.attrs, "", ps.Attributes)
 	if _, ok := s.attrs[attrOIKind]; !ok && ps.SpanKind != "" {

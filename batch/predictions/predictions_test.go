@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/otlpjson"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -156,32 +157,33 @@ func TestBadInput(t *testing.T) {
 	tests := []struct {
 		name, file, content string
 		format              Format
+		kind                error    // the Kind the error wraps
 		want                []string // substrings of the message
 	}{
-		{"chat not json", "c.jsonl", "{\"conversation_id\": \"a\", \"messages\": []}\nnot json\n", FormatAuto, []string{"c.jsonl: row 1, line 2: not a JSON object"}},
-		{"chat no id", "c.jsonl", `{"messages": []}`, FormatAuto, []string{"line 1, field conversation_id: missing", "fix:"}},
-		{"chat truncated", "c.jsonl", "{\"conversation_id\": \"a\", \"messages\": []}\n{\"conversation_id\": \"b\", \"messages\": [{\"role\": \"assi", FormatAuto,
+		{"chat not json", "c.jsonl", "{\"conversation_id\": \"a\", \"messages\": []}\nnot json\n", FormatAuto, ErrInvalidRecord, []string{"c.jsonl: row 1, line 2: not a JSON object"}},
+		{"chat no id", "c.jsonl", `{"messages": []}`, FormatAuto, ErrInvalidRecord, []string{"line 1, field conversation_id: missing", "fix:"}},
+		{"chat truncated", "c.jsonl", "{\"conversation_id\": \"a\", \"messages\": []}\n{\"conversation_id\": \"b\", \"messages\": [{\"role\": \"assi", FormatAuto, ErrInvalidRecord,
 			[]string{"row 1, line 2", "truncated"}},
-		{"chat role", "c.jsonl", `{"conversation_id": "a", "messages": [{"role": "robot"}]}`, FormatAuto, []string{"field messages[0].role: unknown role \"robot\""}},
-		{"chat duplicate", "c.jsonl", "{\"conversation_id\": \"a\", \"messages\": []}\n\n{\"conversation_id\": \"a\", \"messages\": []}\n", FormatAuto,
+		{"chat role", "c.jsonl", `{"conversation_id": "a", "messages": [{"role": "robot"}]}`, FormatAuto, ErrInvalidRecord, []string{"field messages[0].role: unknown role \"robot\""}},
+		{"chat duplicate", "c.jsonl", "{\"conversation_id\": \"a\", \"messages\": []}\n\n{\"conversation_id\": \"a\", \"messages\": []}\n", FormatAuto, ErrInvalidRecord,
 			[]string{"line 3", `conversation "a" appears twice (also at`, "line 1", "trial"}},
-		{"chat trial twice", "c.jsonl", "{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n", FormatAuto,
+		{"chat trial twice", "c.jsonl", "{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n", FormatAuto, ErrInvalidRecord,
 			[]string{"line 2", `conversation "a" trial 0 appears twice (also at`, "line 1"}},
-		{"chat trial and none", "c.jsonl", "{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n{\"conversation_id\": \"a\", \"messages\": []}\n", FormatAuto,
+		{"chat trial and none", "c.jsonl", "{\"conversation_id\": \"a\", \"trial\": 0, \"messages\": []}\n{\"conversation_id\": \"a\", \"messages\": []}\n", FormatAuto, ErrInvalidRecord,
 			[]string{"line 1", `field trial: conversation "a" has trial 0 here and a run without a trial at`, "line 2", "number every run"}},
-		{"chat trial", "c.jsonl", `{"conversation_id": "a", "trial": -1, "messages": []}`, FormatAuto, []string{"field trial"}},
-		{"chat messages type", "c.jsonl", `{"conversation_id": "a", "messages": {}}`, FormatAuto, []string{"field messages"}},
-		{"chat content", "c.jsonl", `{"conversation_id": "a", "messages": [{"role": "assistant", "content": 5}]}`, FormatAuto, []string{"messages[0].content"}},
-		{"otlp truncated", "t.json", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b71`, FormatAuto,
+		{"chat trial", "c.jsonl", `{"conversation_id": "a", "trial": -1, "messages": []}`, FormatAuto, ErrInvalidRecord, []string{"field trial"}},
+		{"chat messages type", "c.jsonl", `{"conversation_id": "a", "messages": {}}`, FormatAuto, ErrInvalidRecord, []string{"field messages"}},
+		{"chat content", "c.jsonl", `{"conversation_id": "a", "messages": [{"role": "assistant", "content": 5}]}`, FormatAuto, ErrInvalidRecord, []string{"messages[0].content"}},
+		{"otlp truncated", "t.json", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b71`, FormatAuto, otlpjson.ErrTruncated,
 			[]string{"t.json: line 1, field resourceSpans[0].scopeSpans[0].spans[0]", "truncated"}},
-		{"otlp bad id", "t.json", "{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [\n{\"traceId\": \"xyz\"}]}]}]}", FormatAuto,
+		{"otlp bad id", "t.json", "{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [\n{\"traceId\": \"xyz\"}]}]}]}", FormatAuto, otlpjson.ErrInvalid,
 			[]string{"line 2", "spans[0]", `id "xyz"`}},
-		{"otlp forced on chat", "c.jsonl", `{"conversation_id": "a", "messages": []}`, FormatOTLP, []string{"document 1 has no resourceSpans"}},
-		{"phoenix time", "p.jsonl", `{"context": {"trace_id": "0af7651916cd43dd8448eb211c80319c", "span_id": "b7ad6b7169203331"}, "start_time": "yesterday"}`, FormatAuto,
+		{"otlp forced on chat", "c.jsonl", `{"conversation_id": "a", "messages": []}`, FormatOTLP, otlpjson.ErrInvalid, []string{"document 1 has no resourceSpans"}},
+		{"phoenix time", "p.jsonl", `{"context": {"trace_id": "0af7651916cd43dd8448eb211c80319c", "span_id": "b7ad6b7169203331"}, "start_time": "yesterday"}`, FormatAuto, ErrInvalidRecord,
 			[]string{"row 0, line 1, field start_time"}},
-		{"phoenix no trace", "p.jsonl", `{"context": {}, "span_kind": "LLM"}`, FormatAuto, []string{"field context.trace_id"}},
-		{"unknown", "x.json", `{"foo": 1}`, FormatAuto, []string{"no key says which format", "--predictions-format"}},
-		{"not json", "x.json", `hello`, FormatAuto, []string{"x.json: line 1: not JSON"}},
+		{"phoenix no trace", "p.jsonl", `{"context": {}, "span_kind": "LLM"}`, FormatAuto, ErrInvalidRecord, []string{"field context.trace_id"}},
+		{"unknown", "x.json", `{"foo": 1}`, FormatAuto, ErrFormat, []string{"no key says which format", "--predictions-format"}},
+		{"not json", "x.json", `hello`, FormatAuto, ErrFormat, []string{"x.json: line 1: not JSON"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,8 +196,8 @@ func TestBadInput(t *testing.T) {
 				st.Close()
 				t.Fatal("no error")
 			}
-			if !errors.Is(err, badinput.ErrInvalid) {
-				t.Errorf("error does not wrap badinput.ErrInvalid: %v", err)
+			if !errors.Is(err, badinput.ErrInvalid) || !errors.Is(err, tt.kind) {
+				t.Errorf("error does not wrap badinput.ErrInvalid and %v: %v", tt.kind, err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {

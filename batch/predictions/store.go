@@ -88,12 +88,12 @@ func newStoreWriter(dir string) (*storeWriter, error) {
 func (sw *storeWriter) add(c Conversation) error {
 	key := convKey(c.ID, c.Trial)
 	if sw.s.n > 0 && key == sw.lastKey {
-		return rowError(c.Source.File, -1, c.Source.Line, "conversation_id",
+		return rowError(ErrInvalidRecord, c.Source.File, -1, c.Source.Line, "conversation_id",
 			fmt.Sprintf("conversation %q%s appears twice (also at %s)", c.ID, trials.Note(c.Trial), where(sw.last)),
 			"give repeated runs of a conversation distinct \"trial\" numbers, or remove the duplicate", nil)
 	}
 	if sw.s.n > 0 && c.Trial != nil && sw.lastKey == convKey(c.ID, nil) {
-		return rowError(c.Source.File, -1, c.Source.Line, "trial",
+		return rowError(ErrInvalidRecord, c.Source.File, -1, c.Source.Line, "trial",
 			fmt.Sprintf("conversation %q has trial %d here and a run without a trial at %s", c.ID, *c.Trial, where(sw.last)),
 			"number every run of a conversation with a \"trial\", or none", nil)
 	}
