@@ -98,7 +98,7 @@ func dispatch(ctx context.Context, env *Env, args []string) error {
 	}
 	cmd := lookup(name)
 	if cmd == nil {
-		return &usageError{msg: fmt.Sprintf("unknown command %q (run 'aem help' for the list)", name)}
+		return &usageError{msg: fmt.Sprintf("unknown command %q", name)}
 	}
 	return runCommand(ctx, env, cmd, args[1:])
 }
@@ -306,6 +306,8 @@ func exitStatus(env *Env, err error) int {
 		fmt.Fprintf(env.Stderr, "aem: %s\n", ue.msg)
 		if ue.cmd != nil {
 			fmt.Fprintf(env.Stderr, "usage: aem %s\nRun 'aem help %s' for details.\n", ue.cmd.UsageLine, ue.cmd.Name)
+		} else {
+			fmt.Fprintln(env.Stderr, "usage: aem <command> [arguments] [flags]\nRun 'aem help' for the commands.")
 		}
 		return exitUsage
 	}

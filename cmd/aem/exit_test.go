@@ -10,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aem-dev/aem/judge"
+	"github.com/aem-dev/aem/judge/judgetest"
 )
 
 // aemCmd runs the test binary as `aem` (TestMain put it on PATH under that
@@ -110,4 +113,117 @@ func TestInterruptDuringUpload(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(dir, "work")); len(entries) != 0 {
 		t.Errorf("the staging directory was not cleaned up: %v", entries)
 	}
+}
+
+// judgedRun is `aem run` of golden.parquet in dir with every comparison
+// sent to srv's judge (lexical+judge, band -1:1), its own judge cache, and
+// the key in the environment.
+func judgedRun(t *testing.T, srv *judgetest.Server, dir, out string, extra ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	args := append([]string{"run", "golden.parquet", "-o", out, "--scorer", "lexical+judge", "--judge-band", "-1:1",
+		"--judge-url", srv.URL(), "--judge-model", "test-model", "--judge-cache-dir", filepath.Join(dir, out+"-cache"), "--quiet"}, extra...)
+	return aemCmd(t, dir, []string{judge.EnvAPIKey + "=" + testKey}, args...)
+}
+
+// sameOutputs fails unless the run directories hold the same
+// turns.parquet and dialogs.parquet bytes, and got has its summary.json.
+func sameOutputs(t *testing.T, want, got string) {
+	t.Helper()
+	for _, f := range []string{"turns.parquet", "dialogs.parquet"} {
+		a, err := os.ReadFile(filepath.Join(want, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(got, f))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s of %s (%d bytes, %v) differs from the uninterrupted run's (%d bytes)", f, got, len(b), err, len(a))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(got, "summary.json")); err != nil {
+		t.Errorf("no summary.json: %v", err)
+	}
+}
+
+// TestStopDuringScoringThenResume: a run stopped while it scores, by
+// SIGINT (Ctrl-C), by SIGTERM (what a scheduler sends) or by the judge
+// budget, exits with the documented status (130, 130, 6) and the --resume
+// hint, leaves no summary.json, and --resume then writes the bytes of an
+// uninterrupted run. The judge server holds its requests, so each signal
+// arrives while scoring waits on the judge, on every run.
+func TestStopDuringScoringThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs aem nine times")
+	}
+	srv := judgetest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	gen, stderr := aemCmd(t, dir, nil, "gen", "--dialogs", "12", "--seed", "3", "-o", "golden.parquet")
+	if code := exitCode(t, gen.Run()); code != 0 {
+		t.Fatalf("aem gen: exit %d\n%s", code, stderr)
+	}
+	whole, stderr := judgedRun(t, srv, dir, "whole")
+	if code := exitCode(t, whole.Run()); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", code, stderr)
+	}
+	if len(srv.Requests()) < 3 {
+		t.Fatalf("the run made %d judge calls; the test needs some", len(srv.Requests()))
+	}
+
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := "stopped-" + strings.ReplaceAll(sig.String(), " ", "-")
+			release := srv.Hold()
+			defer release()
+			before := len(srv.Requests())
+			cmd, stderr := judgedRun(t, srv, dir, out)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(2 * time.Minute)
+			for len(srv.Requests()) == before {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatalf("no judge request arrived\n%s", stderr)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := exitCode(t, cmd.Wait()); code != exitInterrupted {
+				t.Fatalf("exit %d, want %d\n%s", code, exitInterrupted, stderr)
+			}
+			if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "--resume") {
+				t.Errorf("stderr does not give the --resume hint:\n%s", stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, out, "summary.json")); err == nil {
+				t.Fatal("an interrupted run wrote summary.json")
+			}
+			release()
+			resumed, stderr := judgedRun(t, srv, dir, out, "--resume")
+			if code := exitCode(t, resumed.Run()); code != 0 {
+				t.Fatalf("resumed run: exit %d\n%s", code, stderr)
+			}
+			sameOutputs(t, filepath.Join(dir, "whole"), filepath.Join(dir, out))
+		})
+	}
+
+	t.Run("judge budget", func(t *testing.T) {
+		cmd, stderr := judgedRun(t, srv, dir, "budget", "--judge-max-calls", "2")
+		if code := exitCode(t, cmd.Run()); code != exitBudget {
+			t.Fatalf("exit %d, want %d\n%s", code, exitBudget, stderr)
+		}
+		if !strings.Contains(stderr.String(), "judge budget reached") || !strings.Contains(stderr.String(), "--resume") {
+			t.Errorf("stderr does not give the budget and the --resume hint:\n%s", stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "budget", "summary.json")); err == nil {
+			t.Fatal("a run stopped at its budget wrote summary.json")
+		}
+		resumed, stderr := judgedRun(t, srv, dir, "budget", "--resume")
+		if code := exitCode(t, resumed.Run()); code != 0 {
+			t.Fatalf("resumed run: exit %d\n%s", code, stderr)
+		}
+		sameOutputs(t, filepath.Join(dir, "whole"), filepath.Join(dir, "budget"))
+	})
 }
