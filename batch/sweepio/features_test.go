@@ -2,40 +2,12 @@ package sweepio
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics/composite"
 	"github.com/aem-dev/aem/metrics/features"
 )
-
-func TestValueAt(t *testing.T) {
-	args := `{"city": "Paris", "filters": {"region.code": "EU", "tags": ["a", {"k": "v"}]}, "n": 5}`
-	cases := []struct {
-		path string
-		want any
-		ok   bool
-	}{
-		{"city", "Paris", true},
-		{"filters.region.code", "EU", true}, // a key with a dot
-		{"filters.tags[0]", "a", true},
-		{"filters.tags[1].k", "v", true},
-		{"filters.tags[2]", nil, false},
-		{"filters.tags[x]", nil, false},
-		{"missing", nil, false},
-		{"city.sub", nil, false},
-	}
-	for _, tc := range cases {
-		got, ok := valueAt(args, tc.path)
-		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
-			t.Errorf("valueAt(%q) = %v, %v; want %v, %v", tc.path, got, ok, tc.want, tc.ok)
-		}
-	}
-	if _, ok := valueAt("not json", "city"); ok {
-		t.Error("valueAt found a value in invalid JSON")
-	}
-}
 
 func TestSamplesCarryFeatures(t *testing.T) {
 	value := actionTurn("a", 1, true, ptr(true), sem("crm.find.city", 0.62))
