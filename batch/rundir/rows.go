@@ -269,3 +269,18 @@ func (fs FieldScoreRow) FirstScore() float64 {
 
 // Judged reports whether an LLM judge decided the comparison.
 func (fs FieldScoreRow) Judged() bool { return fs.By != nil && *fs.By == metrics.ByJudge }
+
+// SubMetricOf names the sub-metric a compared value belongs to: parameter
+// values of action turns are truthfulness.values; in response turns the
+// clause-coverage scores (fields naming completeness or a clause) are
+// completeness.response and the reply itself truthfulness.response.
+func SubMetricOf(kind, field string) string {
+	if kind == string(metrics.KindAction) {
+		return metrics.SubTruthValues
+	}
+	f := strings.ToLower(field)
+	if strings.Contains(f, "complete") || strings.Contains(f, "clause") {
+		return metrics.SubCompleteResponse
+	}
+	return metrics.SubTruthResponse
+}

@@ -196,21 +196,6 @@ func (t *turnView) fieldBase() (string, bool) {
 	return metrics.Call{ToolID: *t.GoldToolID, Action: *t.GoldAction}.FieldBase(), true
 }
 
-// SubMetricOf names the sub-metric a compared value belongs to: parameter
-// values of action turns are truthfulness.values; in response turns the
-// clause-coverage scores (fields naming completeness or a clause) are
-// completeness.response and the reply itself truthfulness.response.
-func SubMetricOf(kind, field string) string {
-	if kind == string(metrics.KindAction) {
-		return metrics.SubTruthValues
-	}
-	f := strings.ToLower(field)
-	if strings.Contains(f, "complete") || strings.Contains(f, "clause") {
-		return metrics.SubCompleteResponse
-	}
-	return metrics.SubTruthResponse
-}
-
 func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, path string, row int) error {
 	hasLabel, label := t.HumanLabel != nil, t.HumanLabel != nil && *t.HumanLabel
 	hasScore, score := t.HumanScore != nil, 0.0
@@ -282,7 +267,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 			info.Excluded[ExcludedFieldExact]++
 			continue
 		}
-		s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, fs.Field), Field: field(fs),
+		s := sweep.Sample{Group: t.DialogID, SubMetric: rundir.SubMetricOf(t.Kind, fs.Field), Field: field(fs),
 			Score: fs.FirstScore(), HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field}
 		withFeatures(&s, t, fs)
 		in.Samples = append(in.Samples, s)
@@ -316,7 +301,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 			lowest = fs
 		}
 	}
-	s := sweep.Sample{Group: t.DialogID, SubMetric: SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
+	s := sweep.Sample{Group: t.DialogID, SubMetric: rundir.SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
 		Score: lowest.FirstScore(), HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
 	withFeatures(&s, t, lowest)
 	for _, fs := range decided {

@@ -46,6 +46,7 @@ func commands() []*Command {
 		cmdImport(),
 		cmdShow(),
 		cmdReport(),
+		cmdReview(),
 		cmdGen(),
 		cmdMerge(),
 		cmdSweep(),
