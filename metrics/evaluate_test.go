@@ -75,13 +75,14 @@ func TestRequests(t *testing.T) {
 	}, ",")+`]}`)
 	got := Default().Requests(d)
 	v, r, c := CompareValue, CompareReply, CompareClause
+	among := "Revenue rose.\nCosts dropped." // the predicted clauses: alternatives of one decision
 	want := []Comparison{
-		{v, "a.run.p", "", "revenue", "profit"},
-		{v, "b.run.p", "", "revenue", "profit"}, // same strings, another field: asked again
-		{v, "w.f.city", "", "NYC", "Big Apple"}, {v, "w.f.city", "", "New York", "Big Apple"},
-		{r, "response", "", "Revenue rose. Costs fell.", "Revenue rose. Costs dropped."},
-		{c, "response.clause[1]", "", "Costs fell.", "Revenue rose."}, {c, "response.clause[1]", "", "Costs fell.", "Costs dropped."},
-		{v, "geo.lookup.city", "", "Paris", "Rome"}, {v, "geo.lookup.city", "", "Oslo", "Rome"}, {v, "geo.lookup.city", "", "Oslo", "Paris"},
+		{v, "a.run.p", "", "revenue", "profit", ""},
+		{v, "b.run.p", "", "revenue", "profit", ""}, // same strings, another field: asked again
+		{v, "w.f.city", "", "NYC", "Big Apple", ""}, {v, "w.f.city", "", "New York", "Big Apple", ""},
+		{r, "response", "", "Revenue rose. Costs fell.", "Revenue rose. Costs dropped.", ""},
+		{c, "response.clause[1]", "", "Costs fell.", "Revenue rose.", among}, {c, "response.clause[1]", "", "Costs fell.", "Costs dropped.", among},
+		{v, "geo.lookup.city", "", "Paris", "Rome", ""}, {v, "geo.lookup.city", "", "Oslo", "Rome", ""}, {v, "geo.lookup.city", "", "Oslo", "Paris", ""},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +80,41 @@ func TestJudgeDecisionsHeldToJudgeThreshold(t *testing.T) {
 		if tc.note && (fs.Judge == nil || fs.Judge.Reason != "because") {
 			t.Errorf("%s: judge note %+v", tc.field, fs.Judge)
 		}
+	}
+}
+
+// Spared alternatives are never kept as a clause's best, whatever their
+// score: the escalation left them undecided because another alternative
+// decides. Every alternative spared is a scorer's bug, reported.
+func TestSparedAlternativesAreNeverTheBest(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id": "d", "turns": [
+		{"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "Revenue rose 5%."}, "predict_turn": {"response": "Sales were up. Revenue grew 5%. Costs fell."}}]}`)
+	s := judgeScorer{
+		"Revenue rose 5%.|Revenue grew 5%.":                            byJudge(0.55, 0.7),                       // accepted: 0.05 above 0.5
+		"Revenue rose 5%.|Sales were up.":                              {Score: 0.65, By: ByEmbed, Spared: true}, // would be 0.15 above 0.5
+		"Revenue rose 5%.|Costs fell.":                                 {Score: 0.4, By: ByEmbed, Spared: true},
+		"Revenue rose 5%.|Sales were up. Revenue grew 5%. Costs fell.": {Score: 0.7, By: ByEmbed},
+	}
+	rs, err := Evaluate(context.Background(), s, DefaultConfig(), []Dialog{d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clause *FieldScore
+	for i, fs := range rs[0].Turns[0].FieldScores {
+		if fs.Field == "response.clause[0]" {
+			clause = &rs[0].Turns[0].FieldScores[i]
+		}
+	}
+	if clause == nil || clause.By != ByJudge || clause.Score != 0.55 || !clause.Pass || clause.Judge == nil {
+		t.Fatalf("clause decision %+v, want the judge's accepted alternative", clause)
+	}
+
+	for k, v := range s {
+		v.Spared = true
+		s[k] = v
+	}
+	s["Revenue rose 5%.|Sales were up. Revenue grew 5%. Costs fell."] = Similarity{Score: 0.7, By: ByEmbed}
+	if _, err := Evaluate(context.Background(), s, DefaultConfig(), []Dialog{d}); !errors.Is(err, ErrScorer) || !strings.Contains(err.Error(), "spared") {
+		t.Errorf("every alternative spared: %v, want ErrScorer naming it", err)
 	}
 }

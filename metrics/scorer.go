@@ -37,6 +37,14 @@ type Comparison struct {
 	Context   string
 	Gold      string
 	Predicted string
+	// Among groups alternatives: comparisons with the same Kind, Field,
+	// Gold and a non-empty Among are one decision, which the best of them
+	// makes (a gold clause against each clause of one predicted reply;
+	// Among is those clauses, one a line). A scorer that pays per
+	// comparison (an LLM judge) may leave alternatives that cannot change
+	// the decision undecided (Similarity.Spared). Empty for values and
+	// whole replies.
+	Among string
 }
 
 // Deciders recorded in Similarity.By and FieldScore.By: who scored a
@@ -65,6 +73,13 @@ type Similarity struct {
 	// Judge is set by an escalating scorer (embed+judge) on the
 	// comparisons it sent to a judge; nil otherwise.
 	Judge *JudgeNote
+	// Spared is set by an escalating scorer on an alternative (see
+	// Comparison.Among) it did not send to the judge although its first
+	// score lay in the band, because another alternative decides the
+	// same question: one scored above the band, or one the judge found
+	// equivalent scoring at least as high. Score is the first scorer's;
+	// the metric never keeps a spared alternative as the best.
+	Spared bool
 }
 
 // JudgeNote is what an escalating scorer records about a comparison it

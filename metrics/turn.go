@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aem-dev/aem/tooldef"
 )
@@ -347,18 +348,27 @@ func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
 }
 
 // bestClause decides gold clause g (at field) against every predicted
-// clause and keeps the best: the widest margin over its threshold (with
-// one threshold for all, the highest score); the first of equals.
+// clause (alternatives of one decision: Comparison.Among) and keeps the
+// best: the widest margin over its threshold (with one threshold for all,
+// the highest score); the first of equals. A spared alternative is never
+// kept: another decides for it.
 func (j *judger) bestClause(field string, q ThresholdQuery, g string, pc []string) (FieldScore, error) {
 	var best FieldScore
-	for i, p := range pc {
-		s, err := j.sim(Comparison{Kind: CompareClause, Field: field, Gold: g, Predicted: p})
+	among, found := strings.Join(pc, "\n"), false
+	for _, p := range pc {
+		s, err := j.sim(Comparison{Kind: CompareClause, Field: field, Gold: g, Predicted: p, Among: among})
 		if err != nil {
 			return FieldScore{}, err
 		}
-		if fs := j.decide(field, q, s); i == 0 || fs.Score-fs.Threshold > best.Score-best.Threshold {
-			best = fs
+		if s.Spared {
+			continue
 		}
+		if fs := j.decide(field, q, s); !found || fs.Score-fs.Threshold > best.Score-best.Threshold {
+			best, found = fs, true
+		}
+	}
+	if !found {
+		return FieldScore{}, fmt.Errorf("every alternative of gold clause %q was spared: %w", clip(g), ErrScorer)
 	}
 	return best, nil
 }
