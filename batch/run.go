@@ -472,7 +472,8 @@ func rowSpan(rows []int64) string {
 type escalating interface{ Escalates() bool }
 
 // firstScores returns sims with every judge's decision replaced by the
-// first scorer's score, when s is escalating; nil otherwise.
+// first scorer's score, and no alternative spared, when s is escalating;
+// nil otherwise.
 func firstScores(s metrics.Scorer, sims metrics.Similarities) metrics.Similarities {
 	if e, ok := s.(escalating); !ok || !e.Escalates() {
 		return nil
@@ -482,6 +483,7 @@ func firstScores(s metrics.Scorer, sims metrics.Similarities) metrics.Similariti
 		if sim.Judge != nil {
 			sim = metrics.Similarity{Score: sim.Judge.FirstScore, By: sim.Judge.FirstBy}
 		}
+		sim.Spared = false
 		first[c] = sim
 	}
 	return first

@@ -53,6 +53,17 @@ They are equivalent when the agent's text states the information of the gold cla
 A different or missing number, name or fact is not equivalent.`,
 }
 
+// SystemPrompt is the system message of every request about a comparison
+// of kind k: what the grader does, the answer's shape, and k's definition
+// of equivalence ("" for an unknown kind).
+func SystemPrompt(k Kind) string {
+	task, ok := tasks[k]
+	if !ok {
+		return ""
+	}
+	return systemPrompt + "\n\n" + task
+}
+
 // message is one chat message.
 type message struct {
 	Role    string `json:"role"`
@@ -93,7 +104,7 @@ func (c Comparison) messages() []message {
 	}
 	fmt.Fprintf(&u, "Gold: %s\nAgent: %s", quote(c.Gold), quote(c.Predicted))
 	return []message{
-		{Role: "system", Content: systemPrompt + "\n\n" + tasks[c.Kind]},
+		{Role: "system", Content: SystemPrompt(c.Kind)},
 		{Role: "user", Content: u.String()},
 	}
 }

@@ -1,9 +1,11 @@
 package judge
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -114,14 +116,26 @@ func parseBand(s string, min float64, example string) (Band, error) {
 // kept (Similarity.Judge.FirstScore). A judge error leaves the first
 // scorer's decision, with the error recorded. With EveryScore every
 // comparison goes to the judge, and the first scorer's score is still
-// there for the side-by-side calibration and as the fallback. It is safe
-// for concurrent use.
+// there for the side-by-side calibration and as the fallback.
+//
+// Alternatives of one decision (metrics.Comparison.Among: a gold clause
+// against each clause of a predicted reply, of which the best decides) are
+// escalated as a group, so that a covered clause costs one call, not one
+// per clause of the reply: none when one alternative scores above the
+// band (the first scorer passes it with confidence; the band is meant to
+// hold the threshold); otherwise the in-band ones from the highest first
+// score down, one per round across all groups, until the judge finds one
+// equivalent. The alternatives left out are Spared (the metric does not
+// keep them as the best); each lies below an alternative the first scorer
+// or the judge accepted, so the decision is the one judging them all
+// would give. An alternative that gets a judge error counts as not
+// equivalent. It is safe for concurrent use.
 type Escalation struct {
 	first metrics.Scorer
 	judge *Judge
 	bands Bands
 
-	comparisons, escalated, judgeErrors atomic.Int64
+	comparisons, escalated, spared, judgeErrors atomic.Int64
 }
 
 var _ metrics.Scorer = (*Escalation)(nil)
@@ -147,23 +161,126 @@ func (e *Escalation) Compare(ctx context.Context, cs []metrics.Comparison) ([]me
 	if len(out) != len(cs) {
 		return nil, fmt.Errorf("%s returned %d answers for %d comparisons", e.first.ID(), len(out), len(cs))
 	}
-	var ask []Comparison
-	var at []int
-	for i, s := range out {
-		if e.bands.For(s.By).Contains(s.Score) {
-			c := cs[i]
-			ask = append(ask, Comparison{Kind: Kind(c.Kind), Field: c.Field, Context: c.Context, Gold: c.Gold, Predicted: c.Predicted})
-			at = append(at, i)
+	e.comparisons.Add(int64(len(cs)))
+	ask, queues := e.plan(cs, out)
+	for len(ask) > 0 {
+		if err := e.ask(ctx, cs, out, ask); err != nil {
+			return nil, err
+		}
+		// The next round: the next alternative of each group whose head
+		// the judge did not find equivalent.
+		ask = ask[:0]
+		for qi := range queues {
+			q := &queues[qi]
+			if q.done(out) {
+				continue
+			}
+			ask, q.next = append(ask, q.members[q.next]), q.next+1
 		}
 	}
-	e.comparisons.Add(int64(len(cs)))
-	e.escalated.Add(int64(len(ask)))
-	if len(ask) == 0 {
-		return out, nil
+	for _, q := range queues {
+		for _, i := range q.members[q.next:] {
+			out[i].Spared = true
+		}
 	}
-	vs, err := e.judge.Compare(ctx, ask)
+	e.spared.Add(int64(sparedCount(queues)))
+	return out, nil
+}
+
+// queue is one group of alternatives still to judge: its in-band
+// members, highest first score first, and how many have been sent.
+type queue struct {
+	members []int
+	next    int
+}
+
+// done reports whether the member sent last was found equivalent, or
+// none is left to send.
+func (q *queue) done(out []metrics.Similarity) bool {
+	if q.next > 0 {
+		if s := out[q.members[q.next-1]]; s.By == metrics.ByJudge && s.Score >= metrics.JudgeThreshold {
+			return true
+		}
+	}
+	return q.next == len(q.members)
+}
+
+// sparedCount is the number of in-band alternatives never sent.
+func sparedCount(queues []queue) int {
+	n := 0
+	for _, q := range queues {
+		n += len(q.members) - q.next
+	}
+	return n
+}
+
+// plan returns the first round to send (every in-band comparison that is
+// no alternative, and the first of each group's in-band alternatives)
+// and the groups' queues, the first already taken. Groups come in order
+// of their first comparison; a group with an alternative above the band
+// has no queue, its in-band ones are spared at once.
+func (e *Escalation) plan(cs []metrics.Comparison, out []metrics.Similarity) (ask []int, queues []queue) {
+	type groupKey struct {
+		kind                      metrics.CompareKind
+		field, gold, alternatives string
+	}
+	index := map[groupKey]int{}
+	var groups []queue
+	above := map[int]bool{}
+	for i, s := range out {
+		band := e.bands.For(s.By)
+		c := cs[i]
+		if c.Among == "" {
+			if band.Contains(s.Score) {
+				ask = append(ask, i)
+			}
+			continue
+		}
+		k := groupKey{c.Kind, c.Field, c.Gold, c.Among}
+		g, ok := index[k]
+		if !ok {
+			g = len(groups)
+			index[k] = g
+			groups = append(groups, queue{})
+		}
+		switch {
+		case s.Score > band.High:
+			above[g] = true
+		case band.Contains(s.Score):
+			groups[g].members = append(groups[g].members, i)
+		}
+	}
+	for g, q := range groups {
+		if above[g] {
+			for _, i := range q.members {
+				out[i].Spared = true
+			}
+			e.spared.Add(int64(len(q.members)))
+			continue
+		}
+		if len(q.members) == 0 {
+			continue
+		}
+		slices.SortStableFunc(q.members, func(a, b int) int { return cmp.Compare(out[b].Score, out[a].Score) })
+		ask = append(ask, q.members[0])
+		q.next = 1
+		queues = append(queues, q)
+	}
+	return ask, queues
+}
+
+// ask sends the comparisons at indices at to the judge and records its
+// answers in out.
+func (e *Escalation) ask(ctx context.Context, cs []metrics.Comparison, out []metrics.Similarity, at []int) error {
+	req := make([]Comparison, len(at))
+	for k, i := range at {
+		c := cs[i]
+		req[k] = Comparison{Kind: Kind(c.Kind), Field: c.Field, Context: c.Context, Gold: c.Gold, Predicted: c.Predicted}
+	}
+	e.escalated.Add(int64(len(req)))
+	vs, err := e.judge.Compare(ctx, req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for k, v := range vs {
 		s := &out[at[k]]
@@ -179,7 +296,7 @@ func (e *Escalation) Compare(ctx context.Context, cs []metrics.Comparison) ([]me
 		}
 		s.Score, s.By, note.Reason = v.Score, metrics.ByJudge, v.Reason
 	}
-	return out, nil
+	return nil
 }
 
 // Escalates reports that an Escalation lets a judge decide: the batch
@@ -191,10 +308,14 @@ func (e *Escalation) Escalates() bool { return true }
 type EscalationStats struct {
 	Comparisons int64 // comparisons scored by the first scorer
 	Escalated   int64 // of those, sent to the judge (their score lay in the band)
+	// Spared are in-band alternatives not sent: another alternative of
+	// theirs scored above the band or was found equivalent.
+	Spared      int64
 	JudgeErrors int64 // escalated comparisons the judge gave no answer for (decided by the first scorer)
 }
 
 // Stats returns the counters so far.
 func (e *Escalation) Stats() EscalationStats {
-	return EscalationStats{Comparisons: e.comparisons.Load(), Escalated: e.escalated.Load(), JudgeErrors: e.judgeErrors.Load()}
+	return EscalationStats{Comparisons: e.comparisons.Load(), Escalated: e.escalated.Load(), Spared: e.spared.Load(),
+		JudgeErrors: e.judgeErrors.Load()}
 }

@@ -2,7 +2,9 @@ package judge_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -242,5 +244,108 @@ func TestParseBand(t *testing.T) {
 	}
 	if judge.EveryScore.Contains(math.NaN()) {
 		t.Error("NaN in the band")
+	}
+}
+
+// pairScorer is a first scorer whose cosine for a comparison is looked up
+// by its gold and predicted strings.
+type pairScorer map[[2]string]float64
+
+func (pairScorer) ID() string { return "pairs" }
+
+func (p pairScorer) Compare(_ context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
+	out := make([]metrics.Similarity, len(cs))
+	for i, c := range cs {
+		s, ok := p[[2]string{c.Gold, c.Predicted}]
+		if !ok {
+			return nil, fmt.Errorf("no score for %q vs %q", c.Gold, c.Predicted)
+		}
+		out[i] = metrics.Similarity{Score: s, By: metrics.ByEmbed}
+	}
+	return out, nil
+}
+
+// Alternatives of one decision (a gold clause against each predicted
+// clause) are judged from the highest first score down until one is
+// equivalent; a group with one above the band is not judged; the rest
+// are spared. Comparisons that are no alternative go as before.
+func TestEscalationJudgesAlternativesFromTheTop(t *testing.T) {
+	f := newServer(t)
+	eq := judge.Answer{Equivalent: true, Score: 0.9, Reason: "Same."}
+	first := pairScorer{
+		{"covered", "a1"}: 0.7, {"covered", "a2"}: 0.6, {"covered", "a3"}: 0.2, // the top is accepted: 1 call
+		{"above", "x1"}: 0.85, {"above", "x2"}: 0.5, // one above the band: no call
+		{"uncovered", "u1"}: 0.7, {"uncovered", "u2"}: 0.6, {"uncovered", "u3"}: 0.4, // none equivalent: 3 calls
+		{"second", "b1"}: 0.75, {"second", "b2"}: 0.7, {"second", "b3"}: 0.65, // the second is accepted: 2 calls
+		{"after-error", "e1"}: 0.8, {"after-error", "e2"}: 0.5, // a judge error is not equivalent: 2 calls
+		{"other-reply", "a2"}: 0.6, // the same field and gold in another reply: its own group
+		{"value", "v"}:        0.5, // no alternative: asked
+	}
+	f.SetContent(func(r judgetest.Request) string {
+		g, p, _ := r.Pair()
+		if g == "after-error" && p == "e1" {
+			return "not json"
+		}
+		a := judgetest.Differ
+		if (g == "covered" && p == "a1") || (g == "second" && p == "b2") || (g == "after-error" && p == "e2") || g == "other-reply" {
+			a = eq
+		}
+		b, _ := json.Marshal(a)
+		return string(b)
+	})
+	j, _ := newTestJudge(t, f)
+	e := judge.NewEscalation(first, j, judge.Bands{Similarity: judge.DefaultBand})
+	group := func(gold string, preds ...string) []metrics.Comparison {
+		var cs []metrics.Comparison
+		for _, p := range preds {
+			cs = append(cs, metrics.Comparison{Kind: metrics.CompareClause, Field: "response.clause[0]", Gold: gold, Predicted: p, Among: strings.Join(preds, "\n")})
+		}
+		return cs
+	}
+	var cs []metrics.Comparison
+	cs = append(cs, group("covered", "a1", "a2", "a3")...)
+	cs = append(cs, group("above", "x1", "x2")...)
+	cs = append(cs, group("uncovered", "u3", "u1", "u2")...) // the order asked in is not the order judged in
+	cs = append(cs, group("second", "b1", "b2", "b3")...)
+	cs = append(cs, group("after-error", "e1", "e2")...)
+	cs = append(cs, group("other-reply", "a2")...)
+	cs = append(cs, metrics.Comparison{Kind: metrics.CompareValue, Field: "t.a.p", Gold: "value", Predicted: "v"})
+	got, err := e.Compare(context.Background(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		by     string
+		spared bool
+		judged bool
+	}
+	want := map[[2]string]outcome{
+		{"covered", "a1"}: {metrics.ByJudge, false, true}, {"covered", "a2"}: {metrics.ByEmbed, true, false}, {"covered", "a3"}: {metrics.ByEmbed, false, false},
+		{"above", "x1"}: {metrics.ByEmbed, false, false}, {"above", "x2"}: {metrics.ByEmbed, true, false},
+		{"uncovered", "u1"}: {metrics.ByJudge, false, true}, {"uncovered", "u2"}: {metrics.ByJudge, false, true}, {"uncovered", "u3"}: {metrics.ByJudge, false, true},
+		{"second", "b1"}: {metrics.ByJudge, false, true}, {"second", "b2"}: {metrics.ByJudge, false, true}, {"second", "b3"}: {metrics.ByEmbed, true, false},
+		{"after-error", "e1"}: {metrics.ByEmbed, false, true}, {"after-error", "e2"}: {metrics.ByJudge, false, true},
+		{"other-reply", "a2"}: {metrics.ByJudge, false, true},
+		{"value", "v"}:        {metrics.ByJudge, false, true},
+	}
+	for i, s := range got {
+		k := [2]string{cs[i].Gold, cs[i].Predicted}
+		if o := (outcome{s.By, s.Spared, s.Judge != nil}); o != want[k] {
+			t.Errorf("%v: %+v, want %+v", k, o, want[k])
+		}
+	}
+	var asked []string
+	for _, r := range f.Requests() {
+		g, p, _ := r.Pair()
+		asked = append(asked, g+"|"+p)
+	}
+	slices.Sort(asked)
+	wantAsked := []string{"after-error|e1", "after-error|e1", "after-error|e2", "covered|a1", "other-reply|a2", "second|b1", "second|b2",
+		"uncovered|u1", "uncovered|u2", "uncovered|u3", "value|v"} // e1 twice: the repair retry
+	if d := cmp.Diff(wantAsked, asked); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+	if st := e.Stats(); st != (judge.EscalationStats{Comparisons: int64(len(cs)), Escalated: 10, Spared: 3, JudgeErrors: 1}) {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -97,9 +97,13 @@ type JudgeSummary struct {
 
 // JudgeUsage counts what the judge did in one invocation of aem run.
 type JudgeUsage struct {
-	Compared         int64 `json:"compared"`  // distinct comparisons the first scorer scored
-	Escalated        int64 `json:"escalated"` // of those, sent to the judge
-	Calls            int64 `json:"calls"`     // HTTP requests, retries included
+	Compared  int64 `json:"compared"`  // distinct comparisons the first scorer scored
+	Escalated int64 `json:"escalated"` // of those, sent to the judge
+	// Spared are in-band alternatives not sent to the judge: another
+	// alternative of the same gold clause scored above the band or was
+	// found equivalent (judge.Escalation).
+	Spared           int64 `json:"spared"`
+	Calls            int64 `json:"calls"` // HTTP requests, retries included
 	CacheHits        int64 `json:"cache_hits"`
 	Retries          int64 `json:"retries"`
 	Errors           int64 `json:"errors"`

@@ -79,7 +79,14 @@ func assertNoKey(t *testing.T, dir string, texts ...string) {
 func TestRunWithJudge(t *testing.T) {
 	srv := judgetest.NewServer()
 	defer srv.Close()
-	srv.Answer("revenue", "profit", judge.Answer{Reason: "Revenue is not profit.", Equivalent: false, Score: 0.1})
+	// Revenue is not profit; the rest is answered by facts, so that some
+	// gold clauses are covered and their other alternatives spared.
+	srv.SetContent(func(r judgetest.Request) string {
+		if g, a, _ := r.Pair(); g == "revenue" && a == "profit" {
+			return `{"reason": "Revenue is not profit.", "equivalent": false, "score": 0.1}`
+		}
+		return judgetest.Facts(r)
+	})
 	cache, dir := t.TempDir(), t.TempDir()
 	stdout, stderr, status := runJudged(t, srv, cache, filepath.Join(dir, "first"))
 	if status != exitOK {
@@ -299,6 +306,11 @@ func checkJudgedRun(t *testing.T, dir string, calls int) {
 	j := rd.Summary.Judge
 	if judged == 0 || j == nil || j.Decided != judged || j.Escalated != j.Semantic || j.Errors != 0 || j.Usage == nil || j.Usage.Calls != int64(calls) {
 		t.Errorf("%d judged fields; summary judge block %+v (usage %+v), %d calls", judged, j, j.Usage, calls)
+	}
+	// Every score lies in the band -1:1: each comparison was sent or
+	// spared (another alternative of its gold clause was equivalent).
+	if u := j.Usage; u == nil || u.Escalated+u.Spared != u.Compared || u.Spared == 0 {
+		t.Errorf("usage %+v: escalated + spared should be every comparison, some spared", u)
 	}
 	t.Logf("%d fields decided by the judge; %d turns whose verdict the judge changed", judged, flipped)
 }
