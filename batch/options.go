@@ -55,6 +55,11 @@ type Options struct {
 	// JudgeUsage, when set, reports what an LLM judge did in this run; it
 	// goes into summary.json (Summary.Judge.Usage).
 	JudgeUsage func() rundir.JudgeUsage
+	// EmbeddingUsage, when set, reports what the embedding model did in
+	// this run (strings, layout, model time); Run adds the turns judged
+	// and the comparisons decided without a scorer, and writes it to
+	// summary.json (Summary.Embedding).
+	EmbeddingUsage func() rundir.EmbeddingUsage
 
 	// RowGroupSize is the number of rows per row group of turns.parquet and
 	// dialogs.parquet (rundir.DefaultRowGroupSize if 0).

@@ -63,6 +63,7 @@ type runState struct {
 	rowsRead    atomic.Int64
 	scorerPairs atomic.Int64
 	scorerNanos atomic.Int64
+	unscored    unscoredCounts
 	judgeNanos  atomic.Int64
 	start       time.Time
 
@@ -196,6 +197,9 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	if sum.Judge != nil && o.JudgeUsage != nil {
 		u := o.JudgeUsage()
 		sum.Judge.Usage = &u
+	}
+	if o.EmbeddingUsage != nil {
+		sum.Embedding = st.embeddingUsage(stats.TurnsDone - stats.ResumedTurns)
 	}
 	sum.Timings["scorer"] = time.Duration(st.scorerNanos.Load()).Seconds()
 	sum.Timings["judge"] = time.Duration(st.judgeNanos.Load()).Seconds()
@@ -420,6 +424,7 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 		if err != nil {
 			return fmt.Errorf("judging dialog %q (input rows %s): %w", it.d.ID, rowSpan(it.d.Rows), err)
 		}
+		st.unscored.add(&res)
 		var alone *metrics.DialogResult
 		if first != nil {
 			r, err := st.o.Metric.Judge(it.d.Dialog, first, st.scorerID)
@@ -437,6 +442,45 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 	c.items = nil
 	st.judgeNanos.Add(int64(time.Since(t0) - timed.elapsed))
 	return nil
+}
+
+// unscoredMethods are the methods that decide a field comparison without
+// a scorer when the strings (or values) agree, in the order of
+// unscoredCounts.
+var unscoredMethods = [...]string{metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny}
+
+// unscoredCounts counts field comparisons decided by unscoredMethods
+// without a scorer, for summary.json's embedding section.
+type unscoredCounts [len(unscoredMethods)]atomic.Int64
+
+func (u *unscoredCounts) add(r *metrics.DialogResult) {
+	for _, v := range r.Turns {
+		for _, fs := range v.FieldScores {
+			if fs.By != "" {
+				continue
+			}
+			for i, m := range unscoredMethods {
+				if fs.Method == m {
+					u[i].Add(1)
+				}
+			}
+		}
+	}
+}
+
+// embeddingUsage completes the scorer's EmbeddingUsage with the turns this
+// invocation judged and the comparisons no scorer saw.
+func (st *runState) embeddingUsage(turns int64) *rundir.EmbeddingUsage {
+	u := st.o.EmbeddingUsage()
+	u.ScoredTurns = turns
+	if turns > 0 {
+		u.StringsPerScoredTurn = float64(u.StringsEmbedded) / float64(turns)
+	}
+	u.DecidedWithoutModel = make(map[string]int64, len(unscoredMethods))
+	for i, m := range unscoredMethods {
+		u.DecidedWithoutModel[m] = st.unscored[i].Load()
+	}
+	return &u
 }
 
 // timedScorer counts the comparisons sent to a Scorer and the time it

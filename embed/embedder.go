@@ -322,7 +322,7 @@ func (e *Embedder) Stats() Stats {
 // a string with no tokens at all gets the zero vector. The returned slices
 // are the caller's.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	shared, err := e.embedShared(ctx, texts)
+	shared, _, err := e.embedShared(ctx, texts)
 	if err != nil {
 		return nil, err
 	}
@@ -336,10 +336,12 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 }
 
 // embedShared is Embed without the copy: the vectors are shared with the memo
-// and must not be modified.
-func (e *Embedder) embedShared(ctx context.Context, texts []string) ([][]float32, error) {
+// and must not be modified. embedded lists the (sanitized) strings this call
+// sent to the model; the others came from the memo, the persistent cache or
+// another caller's request.
+func (e *Embedder) embedShared(ctx context.Context, texts []string) (vecs [][]float32, embedded []string, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Distinct sanitized strings, first-seen order.
 	san := make([]string, len(texts))
@@ -354,7 +356,7 @@ func (e *Embedder) embedShared(ctx context.Context, texts []string) ([][]float32
 		}
 	}
 	e.st.requests.Add(int64(len(uniq)))
-	vecs := make([][]float32, len(uniq))
+	vecs = make([][]float32, len(uniq))
 	var missIdx []int
 	for i, s := range uniq {
 		if v, ok := e.memo.get(s); ok {
@@ -371,7 +373,7 @@ func (e *Embedder) embedShared(ctx context.Context, texts []string) ([][]float32
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	for _, i := range missIdx {
 		s := uniq[i]
@@ -392,20 +394,20 @@ func (e *Embedder) embedShared(ctx context.Context, texts []string) ([][]float32
 	e.mu.Unlock()
 
 	if len(own) > 0 {
-		if err := e.submit(uniq, own, waits); err != nil {
-			return nil, err
+		if embedded, err = e.submit(uniq, own, waits); err != nil {
+			return nil, nil, err
 		}
 	}
 	for i, f := range waits {
 		select {
 		case <-f.done:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		case <-e.quit:
-			return nil, ErrClosed
+			return nil, nil, ErrClosed
 		}
 		if f.err != nil {
-			return nil, f.err
+			return nil, nil, f.err
 		}
 		vecs[i] = f.vec
 	}
@@ -413,13 +415,13 @@ func (e *Embedder) embedShared(ctx context.Context, texts []string) ([][]float32
 	for i, s := range san {
 		out[i] = vecs[index[s]]
 	}
-	return out, nil
+	return out, embedded, nil
 }
 
 // submit resolves owned strings from the persistent cache, tokenizes the
-// rest and queues them for the batching goroutine. Every owned future is
-// resolved (now or by the batcher), whatever happens.
-func (e *Embedder) submit(uniq []string, own []int, waits map[int]*future) error {
+// rest and queues them for the sessions; it returns the strings queued.
+// Every owned future is resolved (now or by a session), whatever happens.
+func (e *Embedder) submit(uniq []string, own []int, waits map[int]*future) (queued []string, err error) {
 	keys := make([][32]byte, len(own))
 	for j, i := range own {
 		keys[j] = cacheKey(e.keyPrefix, uniq[i])
@@ -467,14 +469,17 @@ func (e *Embedder) submit(uniq []string, own []int, waits map[int]*future) error
 		}
 		e.resolveLocked(jobs)
 		e.mu.Unlock()
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	e.queue.add(jobs)
 	if len(jobs) > 0 {
 		e.work.Broadcast()
 	}
 	e.mu.Unlock()
-	return nil
+	for _, jb := range jobs {
+		queued = append(queued, jb.text)
+	}
+	return queued, nil
 }
 
 // resolveLocked publishes finished jobs: memo first, then the future, then
@@ -661,4 +666,16 @@ func (e *Embedder) Close() error {
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
+}
+
+// Layout is how an Embedder runs its model: Sessions sessions side by
+// side, each of Threads intra-op threads, batches of at most BatchTokens
+// token slots and BatchSize rows.
+type Layout struct {
+	Sessions, Threads, BatchTokens, BatchSize int
+}
+
+// Layout returns the resolved layout (see Options.Layout).
+func (e *Embedder) Layout() Layout {
+	return Layout{Sessions: e.opts.Sessions, Threads: e.opts.IntraOpThreads, BatchTokens: e.opts.BatchTokens, BatchSize: e.opts.BatchSize}
 }

@@ -28,6 +28,19 @@ func TestScorerCompare(t *testing.T) {
 		if st := e.Stats(); st.StringsEmbedded != 5 { // the cat, the mat, hello world, world, dog
 			t.Errorf("%s: embedded %d strings, want 5", be, st.StringsEmbedded)
 		}
+		// By the kinds that asked: "the cat" for a value and a clause (shared).
+		byKind := ScorerStats{Pairs: 4, EmbeddedValues: 1, EmbeddedReplies: 2, EmbeddedClauses: 1, EmbeddedShared: 1}
+		if st := s.Stats(); st != byKind {
+			t.Errorf("%s: scorer stats %+v, want %+v", be, st, byKind)
+		}
+		// Asked again, with an identical pair: nothing more is embedded or counted.
+		if _, err := s.Compare(ctx, append(cs, metrics.Comparison{Kind: metrics.CompareReply, Gold: "new", Predicted: "new"})); err != nil {
+			t.Fatal(err)
+		}
+		byKind.Pairs, byKind.ExactMatches = 9, 1
+		if st := s.Stats(); st != byKind {
+			t.Errorf("%s: after a repeat: scorer stats %+v, want %+v", be, st, byKind)
+		}
 		want, err := s.Score(ctx, []string{"the cat", "the cat", "hello world", "dog"}, []string{"the mat", "the mat", "world", "the cat"})
 		if err != nil {
 			t.Fatal(err)

@@ -66,8 +66,9 @@ func TestMissingSimilarity(t *testing.T) {
 func TestRequests(t *testing.T) {
 	d := dialogJSON(t, `{"dialog_id":"q","turns":[`+strings.Join([]string{
 		salesTurn(1, "a", "revenue", "profit", ""),
-		salesTurn(2, "b", "revenue", "profit", ""), // duplicate pair
-		salesTurn(3, "c", "same", "same", ""),      // exact: no request
+		salesTurn(2, "b", "revenue", "profit", ""),    // duplicate pair
+		salesTurn(3, "c", "same", "same", ""),         // exact: no request
+		salesTurn(9, "e", "New-York", "new york", ""), // normalized: no request
 		`{"turn_no":4,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"city":{"$any":["NYC","New York"]},"n":5}},"predict_turn":{"tool_id":"w","action":"f","args":{"city":"NYC","n":"5"}}}`,
 		`{"turn_no":5,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"city":{"$any":["NYC","New York"]}}},"predict_turn":{"tool_id":"w","action":"f","args":{"city":"Big Apple"}}}`,
 		agentTurn(6, "Revenue rose. Costs fell.", "Revenue rose. Costs dropped.", ""),

@@ -60,6 +60,10 @@ type Summary struct {
 	// pass@k, pass^k and flaky tasks over the dialogs with a trial;
 	// dialogs.parquet has each task's figures.
 	Trials *trials.Summary `json:"trials,omitempty"`
+	// Embedding is set for runs scored with the embedding model: what the
+	// model did in this invocation of aem run (a resumed run's earlier
+	// invocations are not in it; a merge has none).
+	Embedding *EmbeddingUsage `json:"embedding,omitempty"`
 
 	Timings map[string]float64 `json:"timings_seconds"`
 }
@@ -109,6 +113,43 @@ type JudgeUsage struct {
 	Errors           int64 `json:"errors"`
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// EmbeddingUsage is what the embedding model did in one invocation of aem
+// run: how many strings it embedded per scored turn and for which kind of
+// comparison, what it did not have to embed, and the session layout it ran.
+type EmbeddingUsage struct {
+	// ScoredTurns are the turns this invocation judged (not replayed from
+	// a checkpoint); StringsPerScoredTurn is StringsEmbedded / ScoredTurns.
+	ScoredTurns          int64   `json:"scored_turns"`
+	StringsEmbedded      int64   `json:"strings_embedded"`
+	StringsPerScoredTurn float64 `json:"strings_per_scored_turn"`
+	// EmbeddedByKind splits StringsEmbedded by the comparisons that asked
+	// for them: "values" (parameter values), "replies" (whole replies),
+	// "clauses" (reply clauses, for completeness) and "shared" (asked for
+	// under several kinds at once, embedded once: a reply that is its own
+	// single clause).
+	EmbeddedByKind map[string]int64 `json:"embedded_by_kind"`
+	// Strings asked for again and not embedded: from the in-run memo and
+	// from the persistent cache.
+	MemoHits  int64 `json:"memo_hits"`
+	CacheHits int64 `json:"cache_hits"`
+	// DecidedWithoutModel counts this invocation's field comparisons that
+	// never reached a scorer, by the method that decided them: "exact",
+	// "normalized" (equal after text normalisation), "typed" (numbers,
+	// booleans, type mismatches) and "any" (a literal $any alternative).
+	DecidedWithoutModel map[string]int64 `json:"decided_without_model"`
+	// The layout: Sessions sessions of Threads intra-op threads, batches
+	// of at most BatchTokens token slots.
+	Sessions    int `json:"sessions"`
+	Threads     int `json:"threads"`
+	BatchTokens int `json:"batch_tokens"`
+	// ModelCalls batches; Tokens real and PaddedTokens fed (padding
+	// included); ModelSeconds inside the model, summed over sessions.
+	ModelCalls   int64   `json:"model_calls"`
+	Tokens       int64   `json:"tokens"`
+	PaddedTokens int64   `json:"padded_tokens"`
+	ModelSeconds float64 `json:"model_seconds"`
 }
 
 // LatencyCorrelation relates accumulated dialog latency to dialog score.

@@ -153,6 +153,8 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		CacheStats: sc.cacheStats,
 		JudgeUsage: judgeUsage,
 		WorkDir:    o.workDir,
+
+		EmbeddingUsage: sc.embedding,
 		ReadOptions: golden.ReadOptions{
 			Mapping:       mapping,
 			RequireSorted: o.requireSorted,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/embed"
 	"github.com/aem-dev/aem/home"
 	"github.com/aem-dev/aem/judge"
@@ -67,6 +68,8 @@ func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
 type openedScorer struct {
 	metrics.Scorer
 	cacheStats func() (hits, misses int64)
+	// embedding reports what the embedding model did (nil for lexical).
+	embedding func() rundir.EmbeddingUsage
 	// judge and escalation are set for the judge scorers.
 	judge      *judge.Judge
 	escalation *judge.Escalation
@@ -155,7 +158,23 @@ func (o scorerOptions) openEmbed(ctx context.Context, env *Env) (sc *openedScore
 		st := e.Stats()
 		return st.MemoHits + st.CacheHits, st.StringsEmbedded
 	}
-	return &openedScorer{Scorer: s, cacheStats: stats, close: e.Close}, cacheHome, nil
+	return &openedScorer{Scorer: s, cacheStats: stats, embedding: embeddingUsage(e, s), close: e.Close}, cacheHome, nil
+}
+
+// embeddingUsage reports what e and s did, for summary.json.
+func embeddingUsage(e *embed.Embedder, s *embed.Scorer) func() rundir.EmbeddingUsage {
+	return func() rundir.EmbeddingUsage {
+		es, ss := e.Stats(), s.Stats()
+		l := e.Layout()
+		return rundir.EmbeddingUsage{
+			StringsEmbedded: es.StringsEmbedded,
+			EmbeddedByKind: map[string]int64{"values": ss.EmbeddedValues, "replies": ss.EmbeddedReplies,
+				"clauses": ss.EmbeddedClauses, "shared": ss.EmbeddedShared},
+			MemoHits: es.MemoHits, CacheHits: es.CacheHits,
+			Sessions: l.Sessions, Threads: l.Threads, BatchTokens: l.BatchTokens,
+			ModelCalls: es.ModelCalls, Tokens: es.Tokens, PaddedTokens: es.PaddedTokens, ModelSeconds: es.ModelTime.Seconds(),
+		}
+	}
 }
 
 // needs lists the files the scorer takes from the install root dir: the
