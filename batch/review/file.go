@@ -118,6 +118,7 @@ func Read(path string) ([]Item, error) {
 				Fix:     "keep one item per comparison"}
 		}
 		seen[it.Key()] = len(items)
+		it.Line = line
 		items = append(items, it)
 	}
 	if err := sc.Err(); err != nil {

@@ -31,6 +31,7 @@ func TestWriteRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	items[0].Line, items[1].Line = 1, 2
 	if d := cmp.Diff(items, got); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}

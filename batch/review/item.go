@@ -65,6 +65,10 @@ type Item struct {
 	HumanLabel *bool    `json:"human_label"`
 	HumanScore *float64 `json:"human_score,omitempty"`
 	Note       string   `json:"note,omitempty"`
+
+	// Line is the 1-based line Read found the item on (0 for items not
+	// read from a file); it is not written.
+	Line int `json:"-"`
 }
 
 // Key identifies an item's comparison in its run.

@@ -32,6 +32,9 @@ type Pair struct {
 // from the content and extension. Every row must have both texts and a
 // label or a score.
 func ReadPairs(path string, format Format) ([]Pair, Format, error) {
+	if format == FormatReview {
+		return nil, format, fmt.Errorf("%s: %w: a review file labels a run's comparisons; give it to --labels with the run, not to --pairs", path, ErrFormat)
+	}
 	t, format, err := readTable(path, format)
 	if err != nil {
 		return nil, format, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/batch/review"
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics/features"
 
@@ -59,6 +60,12 @@ type RunInfo struct {
 	// Unmatched counts labels-file rows naming turns not in the run
 	// (only with IgnoreUnmatched).
 	Unmatched int `json:"unmatched,omitempty"`
+	// ReviewUnlabelled counts the items of a review file left unjudged
+	// (skipped).
+	ReviewUnlabelled int `json:"review_unlabelled,omitempty"`
+	// Overridden counts field labels of the dataset's field_labels column
+	// that a labels file's label of the same field replaced.
+	Overridden int `json:"overridden_field_labels,omitempty"`
 }
 
 // Reasons a labelled turn or field is kept out of threshold fitting (it
@@ -115,7 +122,7 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 	info := &RunInfo{Dir: dir, Scorer: rd.Summary.Scorer, Excluded: map[string]int{}}
 	labels := map[turnKey][]*labelEntry{}
 	if opts.LabelsFile != "" {
-		if labels, err = readLabels(opts.LabelsFile, opts.LabelsFormat); err != nil {
+		if labels, err = readLabels(opts.LabelsFile, opts.LabelsFormat, info); err != nil {
 			return sweep.Input{}, nil, err
 		}
 	}
@@ -242,6 +249,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 		return rowError(path, row, 0, "human_score", fmt.Sprintf("%s has human_score %v", ref, score),
 			"give a finite number or leave it empty", ErrValue)
 	}
+	labelled := map[string]bool{} // fields labelled so far: a labels file's come first and win
 	field := func(fs rundir.FieldScoreRow) string {
 		if t.Kind == string(metrics.KindAction) {
 			return fs.Field
@@ -262,6 +270,11 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 			return rowError(path, row, 0, "field", fmt.Sprintf("%s: field label %q (from %s) matches none of the turn's compared fields %v", ref, e.field, where, have),
 				"use a field path as listed in field_scores (aem show)", ErrUnknownField)
 		}
+		if labelled[fs.Field] {
+			info.Overridden++
+			continue
+		}
+		labelled[fs.Field] = true
 		info.FieldLabels++
 		if !fs.ScorerDecided() {
 			info.Excluded[ExcludedFieldExact]++
@@ -388,7 +401,10 @@ func trialSuffix(trial string) string {
 
 // readLabels reads a labels file keyed by dialog_id, trial (optional),
 // turn_no and field.
-func readLabels(path string, format Format) (map[turnKey][]*labelEntry, error) {
+func readLabels(path string, format Format, info *RunInfo) (map[turnKey][]*labelEntry, error) {
+	if format == FormatReview || (format == "" || format == FormatAuto || format == FormatJSONL) && review.Sniff(path) {
+		return readReview(path, info)
+	}
 	t, _, err := readTable(path, format)
 	if err != nil {
 		return nil, err
@@ -459,6 +475,34 @@ func readLabels(path string, format Format) (map[turnKey][]*labelEntry, error) {
 				"keep one label per turn and field", ErrValue)
 		}
 		seen[labelKey{k, e.field}] = r
+		out[k] = append(out[k], e)
+	}
+	return out, nil
+}
+
+// readReview reads a review file (package review, written by aem review
+// and filled by annotators): each labelled item labels its field, keyed
+// as the labels file's rows are; unlabelled items are skipped (counted in
+// RunInfo.ReviewUnlabelled).
+func readReview(path string, info *RunInfo) (map[turnKey][]*labelEntry, error) {
+	items, err := review.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[turnKey][]*labelEntry{}
+	for i, it := range items {
+		if !it.Labelled() {
+			info.ReviewUnlabelled++
+			continue
+		}
+		e := &labelEntry{field: it.Field, row: i, line: it.Line}
+		if it.HumanLabel != nil {
+			e.hasLabel, e.label = true, *it.HumanLabel
+		}
+		if it.HumanScore != nil {
+			e.hasScore, e.score = true, *it.HumanScore
+		}
+		k := turnKey{it.DialogID, trialKey(it.Trial), it.TurnNo}
 		out[k] = append(out[k], e)
 	}
 	return out, nil

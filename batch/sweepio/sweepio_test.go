@@ -13,10 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/batch/review"
 	"github.com/aem-dev/aem/batch/rundir"
 
 	"github.com/parquet-go/parquet-go"
@@ -690,5 +692,57 @@ func TestReadRunJudged(t *testing.T) {
 		if v.First != nil {
 			t.Fatalf("an embedding run's verdict %+v has a first verdict", v)
 		}
+	}
+}
+
+// TestReviewFileLabels reads a review file (package review) as labels:
+// labelled items label their field, unlabelled ones are skipped, a
+// review label wins over the dataset's field_labels for the same field,
+// and a bad item is refused with its line.
+func TestReviewFileLabels(t *testing.T) {
+	var rows []fieldLabelledTurn
+	for i := range 6 {
+		rows = append(rows, fieldLabelledTurn{DialogID: fmt.Sprint("d", i/3), TurnNo: int64(i%3 + 1), Kind: "action", Pass: true,
+			FieldScores: []rundir.FieldScoreRow{sem("crm.find.city", 0.55), sem("crm.find.name", 0.6)},
+			GoldToolID:  ptr("crm"), GoldAction: ptr("find")})
+	}
+	rows[0].FieldLabels = ptr(`{"city": false, "name": true}`)
+	dir := writeRun(t, rows)
+	items := []review.Item{
+		{Review: review.Version, ID: "r0001", DialogID: "d0", TurnNo: 1, Field: "crm.find.city", HumanLabel: ptr(true)},
+		{Review: review.Version, ID: "r0002", DialogID: "d0", TurnNo: 2, Field: "crm.find.name", HumanLabel: ptr(false), HumanScore: ptr(0.2)},
+		{Review: review.Version, ID: "r0003", DialogID: "d1", TurnNo: 3, Field: "crm.find.city"},
+	}
+	path := filepath.Join(t.TempDir(), "review-labelled.jsonl")
+	if err := review.Write(path, items); err != nil {
+		t.Fatal(err)
+	}
+	in, info, err := ReadRun(context.Background(), dir, RunOptions{LabelsFile: path, LabelsFormat: FormatAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ReviewUnlabelled != 1 || info.Overridden != 1 || info.FieldLabels != 3 {
+		t.Errorf("info %+v: want 1 unlabelled, 1 overridden, 3 field labels", info)
+	}
+	var got []string
+	for _, s := range in.Samples {
+		got = append(got, fmt.Sprintf("%s %v %v", s.Ref, s.Label, s.HasHuman))
+	}
+	want := []string{"dialog d0 turn 1 field crm.find.city true false", "dialog d0 turn 1 field crm.find.name true false", "dialog d0 turn 2 field crm.find.name false true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("samples\n got %q\nwant %q", got, want)
+	}
+	// An item for a turn the run lacks, and a bad label.
+	items[2].DialogID, items[2].HumanLabel = "nope", ptr(true)
+	review.Write(path, items)
+	if _, _, err := ReadRun(context.Background(), dir, RunOptions{LabelsFile: path}); !errors.Is(err, ErrUnknownTurn) || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("unknown turn: %v", err)
+	}
+	os.WriteFile(path, []byte(`{"review":1,"dialog_id":"d0","turn_no":1,"field":"crm.find.city","human_label":"perhaps"}`+"\n"), 0o644)
+	if _, _, err := ReadRun(context.Background(), dir, RunOptions{LabelsFile: path}); !errors.Is(err, review.ErrValue) || !errors.Is(err, badinput.ErrInvalid) {
+		t.Errorf("bad label: %v", err)
+	}
+	if _, _, err := ReadPairs(path, FormatReview); !errors.Is(err, ErrFormat) {
+		t.Errorf("a review file as pairs: %v", err)
 	}
 }

@@ -33,6 +33,10 @@ const (
 	// quoting; fields genre, filename, year, id, score (0-5), sentence1,
 	// sentence2, then possibly extra fields, which are ignored.
 	FormatSTSB Format = "stsb"
+	// FormatReview is a review file of aem review (package review), read
+	// as labels; FormatAuto and FormatJSONL recognise it by its "review"
+	// member.
+	FormatReview Format = "review"
 )
 
 // ParseFormat parses a --pairs-format value.
@@ -40,12 +44,12 @@ func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
 	case "":
 		return FormatAuto, nil
-	case FormatAuto, FormatJSONL, FormatCSV, FormatTSV, FormatParquet, FormatSTSB:
+	case FormatAuto, FormatJSONL, FormatCSV, FormatTSV, FormatParquet, FormatSTSB, FormatReview:
 		return f, nil
 	case "json", "ndjson":
 		return FormatJSONL, nil
 	}
-	return "", fmt.Errorf("pairs format %q: %w: use auto, jsonl, csv, tsv, parquet or stsb", s, ErrFormat)
+	return "", fmt.Errorf("pairs format %q: %w: use auto, jsonl, csv, tsv, parquet, stsb or review", s, ErrFormat)
 }
 
 // table is a small in-memory table of text cells.

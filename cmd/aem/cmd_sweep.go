@@ -34,8 +34,8 @@ func (o *sweepOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.level, "level", d.Level, "confidence level of the intervals")
 	fs.IntVar(&o.minLabels, "min-labels", d.MinLabels, "labels a field or sub-metric needs for a threshold of its own")
 	fs.IntVar(&o.minPerClass, "min-per-class", d.MinPerClass, "of which at least this many of each class")
-	fs.StringVar(&o.labels, "labels", "", "labels file: dialog_id, turn_no, optional field, label and/or score (JSONL, CSV, TSV or Parquet)")
-	fs.StringVar(&o.labelsFormat, "labels-format", "auto", "format of --labels: auto, jsonl, csv, tsv, parquet")
+	fs.StringVar(&o.labels, "labels", "", "labels file: dialog_id, turn_no, optional field, label and/or score (JSONL, CSV, TSV or Parquet), or a review file of aem review")
+	fs.StringVar(&o.labelsFormat, "labels-format", "auto", "format of --labels: auto, jsonl, csv, tsv, parquet, review")
 	fs.BoolVar(&o.ignoreUnmatched, "ignore-unmatched", false, "skip labels for turns that are not in the run instead of failing")
 	fs.StringVar(&o.pairs, "pairs", "", "calibrate on a file of labelled text pairs (text_a, text_b, label and/or score) instead of a run")
 	fs.StringVar(&o.pairsFormat, "pairs-format", "auto", "format of --pairs: auto, jsonl, csv, tsv, parquet, stsb")
@@ -78,7 +78,10 @@ func cmdSweep() *Command {
 Sweep fits the similarity threshold to human judgement. It reads the
 per-field similarity scores a run stored (no re-embedding) and the human
 labels: human_label (pass/fail) and human_score (graded) of the golden
-dataset, a field_labels column, or a --labels file. It sweeps every midpoint
+dataset, a field_labels column, or a --labels file, which may be a review
+file that 'aem review' exported and annotators filled (labels matched on
+dialog_id, trial, turn_no and field; unjudged items skipped). A label of
+the --labels file wins over the dataset's for the same turn or field. It sweeps every midpoint
 between distinct scores, picks the threshold that maximises --objective,
 cross-validates that choice by dialog (--folds; the figures shown are the
 held-out ones) with bootstrap confidence intervals, fits per-sub-metric and
@@ -124,6 +127,7 @@ EXAMPLES
 	aem sweep out
 	aem sweep out --fit
 	aem sweep out --objective precision@0.95 --labels field-labels.csv
+	aem sweep out --labels review-labelled.jsonl
 	aem sweep --pairs sts-dev.csv --binarize-at 4 -o stsb-sweep
 `,
 	}

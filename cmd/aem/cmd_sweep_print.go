@@ -25,6 +25,10 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 		}
 		fmt.Fprintf(env.Stdout, "left out of fitting: %s\n", strings.Join(parts, "; "))
 	}
+	if s.Run != nil && (s.Run.ReviewUnlabelled > 0 || s.Run.Overridden > 0) {
+		fmt.Fprintf(env.Stdout, "labels file: %d field labels; %d review items not judged yet (skipped); %d of the dataset's field_labels replaced by the file's\n",
+			s.Run.FieldLabels, s.Run.ReviewUnlabelled, s.Run.Overridden)
+	}
 	fmt.Fprintf(env.Stdout, "objective %s, %s; scored by %s\n\n", r.Objective, r.Evaluation, r.ScoredBy)
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "\t%s\t%g%% CI\tcosine only\t\n", r.ScoredBy, 100*levelOf(s))
