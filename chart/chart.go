@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -251,8 +252,10 @@ type legendItem struct {
 	solid bool // a filled square (bars)
 }
 
-// legend draws the items in a box in the corner of area.
+// legend draws the items in a box in the corner of area; unnamed items
+// (a chart's only series) have no entry.
 func legend(c canvas, f *fonts, area rect, corner Corner, items []legendItem) {
+	items = slices.DeleteFunc(slices.Clone(items), func(it legendItem) bool { return it.name == "" })
 	if len(items) == 0 {
 		return
 	}

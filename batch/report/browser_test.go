@@ -152,3 +152,40 @@ func TestReportTrialsInBrowser(t *testing.T) {
 }
 
 func jsString(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
+
+// TestReportSectionsInBrowser renders a report of a generated run (every
+// section has data) in Chromium: each chart is drawn, each section is
+// laid out, and screenshots of the main views go to $AEM_SCREENSHOTS (the
+// README's pictures, scripts/screenshots) or the test's folder.
+func TestReportSectionsInBrowser(t *testing.T) {
+	p := browsertest.Open(t)
+	url := writePage(t, scoreRun(t, generated(t, 400, 1), metrics.DefaultConfig()), Options{})
+	if err := p.Do(chromedp.EmulateViewport(1200, 900), chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#explorer"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"headline", "breakdown", "reasons", "causes", "tools", "latency", "thresholds"} {
+		h, err := browsertest.Eval[float64](p, `(function(){var s=document.getElementById("`+id+`");return s?s.getBoundingClientRect().height:0})()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h < 100 {
+			t.Errorf("section #%s is %v px high", id, h)
+		}
+	}
+	svgs, err := browsertest.Eval[float64](p, `Array.from(document.querySelectorAll("figure svg")).filter(function(s){return s.getBoundingClientRect().width>200}).length`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svgs != 6 {
+		t.Errorf("%v charts drawn, want 6", svgs)
+	}
+	screenshot(t, p, "#breakdown", "report-breakdown.png")
+	screenshot(t, p, "#causes", "report-causes.png")
+	screenshot(t, p, "#thresholds", "report-thresholds.png")
+	if errs := p.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+	if got := p.Fetched(url); len(got) > 0 {
+		t.Errorf("the page requested %q", got)
+	}
+}

@@ -47,7 +47,7 @@ func pct(a, b int) float64 { return 100 * ratio(a, b) }
 
 func rateBars(groups ...[]Rate) *chart.Bars {
 	b := &chart.Bars{Title: "Correctness", YLabel: "% of turns passing", YMax: 100}
-	s := chart.BarSeries{Name: "correctness", Color: chart.SeriesColor(0)}
+	s := chart.BarSeries{Color: chart.SeriesColor(0)}
 	for _, g := range groups {
 		for _, r := range g {
 			b.Groups = append(b.Groups, r.Key)
@@ -58,7 +58,6 @@ func rateBars(groups ...[]Rate) *chart.Bars {
 		return nil
 	}
 	b.Series = []chart.BarSeries{s}
-	b.YMax = 125 // room for the legend
 	return b
 }
 
@@ -113,8 +112,8 @@ func toolBars(ts []Rate) *chart.Bars {
 	if len(ts) == 0 {
 		return nil
 	}
-	b := &chart.Bars{Title: "Correctness by tool and action", YLabel: "% of turns passing", YMax: 125}
-	s := chart.BarSeries{Name: "correctness", Color: chart.SeriesColor(0)}
+	b := &chart.Bars{Title: "Correctness by tool and action", YLabel: "% of turns passing", YMax: 100}
+	s := chart.BarSeries{Color: chart.SeriesColor(0)}
 	for _, r := range ts[:min(maxBars, len(ts))] {
 		b.Groups = append(b.Groups, r.Key)
 		s.Values = append(s.Values, 100*r.Correctness())
@@ -146,7 +145,7 @@ func marginLines(m Margins) *chart.Lines {
 		XMin: BinLow, XMax: BinLow + bins*BinWidth, Legend: chart.TopRight}
 	top := 0.0
 	for i, e := range m.Entries[:min(5, len(m.Entries))] {
-		s := chart.Series{Name: e.From, Color: chart.SeriesColor(i)}
+		s := chart.Series{Name: e.From, Color: chart.SeriesColor(i), Width: 2}
 		for j, n := range e.Bins {
 			s.X = append(s.X, BinLow+(float64(j)+0.5)*BinWidth)
 			s.Y = append(s.Y, float64(n))
@@ -155,6 +154,6 @@ func marginLines(m Margins) *chart.Lines {
 		l.Series = append(l.Series, s)
 	}
 	l.YMin, l.YMax = 0, math.Max(1, top*1.3)
-	l.Series = append(l.Series, chart.Series{Name: "threshold", X: []float64{0, 0}, Y: []float64{0, l.YMax}, Color: chart.SeriesColor(7), Dash: []float64{4, 3}})
+	l.Series = append(l.Series, chart.Series{Name: "at the threshold", X: []float64{0, 0}, Y: []float64{0, l.YMax}, Color: chart.SeriesColor(7), Dash: []float64{4, 3}})
 	return &l
 }

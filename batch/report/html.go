@@ -69,9 +69,17 @@ func WriteHTML(w io.Writer, rep *Report, version string) error {
 // pageFuncs format the page's numbers; the golden test formats
 // summary.json's with the same functions (Format).
 var pageFuncs = template.FuncMap{
-	"pct":        func(v float64) string { return Format("pct", v) },
-	"num":        func(v float64) string { return Format("num", v) },
-	"int":        func(v int) string { return Format("int", float64(v)) },
+	"pct":   func(v float64) string { return Format("pct", v) },
+	"num":   func(v float64) string { return Format("num", v) },
+	"int":   func(v int) string { return Format("int", float64(v)) },
+	"int64": func(v int64) string { return Format("int", float64(v)) },
+	"sum": func(m map[string]int64) int64 {
+		var n int64
+		for _, v := range m {
+			n += v
+		}
+		return n
+	},
 	"num2":       func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) },
 	"ms":         formatMS,
 	"share":      func(a, b int) float64 { return ratio(a, b) },

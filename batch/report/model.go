@@ -192,10 +192,10 @@ type Turn struct {
 	// Fields are the compared values that failed or that the scorer
 	// decided; Matched counts the others (exact, normalised or typed
 	// matches).
-	Fields        []Field
-	Matched       int
-	LatencyMS     *float64
-	HumanLabel    *bool
+	Fields     []Field
+	Matched    int
+	LatencyMS  *float64
+	HumanLabel *bool
 }
 
 // Field is one compared value of an explorer turn.

@@ -31,9 +31,13 @@ func TestPageNumbersEqualSummary(t *testing.T) {
 		{"example", func(*testing.T) string { return example }, exampleConfig()},
 		{"generated", func(t *testing.T) string { return generated(t, 300, 3) }, metrics.DefaultConfig()},
 		{"trials", func(*testing.T) string { return filepath.Join("testdata", "trials.jsonl") }, metrics.DefaultConfig()},
+		{"usage blocks", func(*testing.T) string { return example }, exampleConfig()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := scoreRun(t, tc.input(t), tc.cfg)
+			if tc.name == "usage blocks" {
+				addUsage(t, dir)
+			}
 			rep := build(t, dir, Options{})
 			doc, _ := page(t, rep)
 			raw, err := os.ReadFile(filepath.Join(dir, rundir.SummaryFile))
@@ -108,6 +112,12 @@ func wanted(sum map[string]any) []string {
 		for i := range tr["pass_hat_k"].([]any) {
 			out = append(out, fmt.Sprintf("trials.pass_hat_k.%d", i), fmt.Sprintf("trials.pass_at_k.%d", i))
 		}
+	}
+	if _, ok := sum["embedding"]; ok {
+		out = append(out, "embedding.strings_per_scored_turn", "embedding.strings_embedded", "embedding.model_seconds")
+	}
+	if _, ok := sum["judge"]; ok {
+		out = append(out, "judge.escalated_share", "judge.escalated_fields", "judge.judge_decided_fields")
 	}
 	if _, ok := sum["latency_correlation"]; ok {
 		out = append(out, "latency_correlation.dialogs", "latency_correlation.pearson", "latency_correlation.spearman")
@@ -296,5 +306,24 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	if err := (Options{}).Validate(); err != nil {
 		t.Errorf("zero options: %v", err)
+	}
+}
+
+// addUsage gives a lexical run's summary.json the embedding and judge
+// blocks an embedding run with a judge writes, so that the page's figures
+// of them are checked too.
+func addUsage(t *testing.T, dir string) {
+	t.Helper()
+	s, err := rundir.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Embedding = &rundir.EmbeddingUsage{ScoredTurns: 24, StringsEmbedded: 61, StringsPerScoredTurn: 61.0 / 24,
+		EmbeddedByKind: map[string]int64{"values": 20, "replies": 11, "clauses": 30}, MemoHits: 5, CacheHits: 2,
+		DecidedWithoutModel: map[string]int64{"exact": 40, "typed": 3}, Sessions: 2, Threads: 1, BatchTokens: 2048, ModelCalls: 3, Tokens: 900, PaddedTokens: 1200, ModelSeconds: 0.0421}
+	s.Judge = &rundir.JudgeSummary{Semantic: 30, Escalated: 9, Decided: 8, Errors: 1, EscalatedShare: 0.3,
+		Usage: &rundir.JudgeUsage{Compared: 30, Escalated: 9, Calls: 10, Retries: 1, PromptTokens: 3000, CompletionTokens: 200}}
+	if err := rundir.WriteSummary(dir, s, nil); err != nil {
+		t.Fatal(err)
 	}
 }
