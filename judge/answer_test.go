@@ -84,7 +84,7 @@ func FuzzParseAnswer(f *testing.F) {
 // a prompt must come with a new PromptVersion (cached answers and scorer
 // IDs depend on it); then update both constants.
 const (
-	pinnedVersion = "1"
+	pinnedVersion = "2"
 	pinnedPrompts = "6fbd5246996ffb5b62f2e8e687e2cc9a470d6d37f9da8c0778989100b68148a3"
 )
 

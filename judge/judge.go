@@ -67,7 +67,7 @@ func New(o Options) (*Judge, error) {
 }
 
 // ID names the judge for outputs and comparability: the model and the
-// prompts' version, "judge:gpt-4o-mini@prompt-1".
+// prompts' version, "judge:gpt-4o-mini@prompt-2".
 func (j *Judge) ID() string { return "judge:" + j.o.Model + "@prompt-" + PromptVersion }
 
 // Close closes the cache.
@@ -122,6 +122,7 @@ func (j *Judge) Compare(ctx context.Context, cs []Comparison) ([]Verdict, error)
 // comparison in flight, or by asking the endpoint.
 func (j *Judge) one(ctx context.Context, c Comparison) (Verdict, error) {
 	j.st.comparisons.Add(1)
+	c = c.asked()
 	key := cacheKey(j.o.Model, c)
 	if a, ok := j.lookup(key); ok {
 		j.st.cacheHits.Add(1)

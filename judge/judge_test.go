@@ -688,3 +688,32 @@ func TestKeyFromEnv(t *testing.T) {
 		t.Errorf("got %q, want none", got)
 	}
 }
+
+// A clause's position in its reply is not part of the question: the same
+// pair of clauses at two positions is one call and one cache entry, and
+// the request names the field without it. A value's array index is kept.
+func TestClausePositionIsNotAsked(t *testing.T) {
+	f := newServer(t)
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir = t.TempDir() })
+	clause := func(field string) judge.Comparison {
+		return judge.Comparison{Kind: judge.KindClause, Field: field, Gold: "Revenue rose.", Predicted: "Sales rose."}
+	}
+	values := []judge.Comparison{
+		{Kind: judge.KindValue, Field: "t.a.p[0]", Gold: "a", Predicted: "b"},
+		{Kind: judge.KindValue, Field: "t.a.p[1]", Gold: "a", Predicted: "b"},
+	}
+	if _, err := j.Compare(context.Background(), []judge.Comparison{clause("response.clause[0]")}); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := j.Compare(context.Background(), append([]judge.Comparison{clause("response.clause[3]")}, values...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !vs[0].Cached || vs[1].Cached || vs[2].Cached {
+		t.Errorf("cached %v %v %v; want the clause at another position only", vs[0].Cached, vs[1].Cached, vs[2].Cached)
+	}
+	reqs := f.Requests()
+	if len(reqs) != 3 || !strings.HasPrefix(reqs[0].Body.Messages[1].Content, "Field: response.clause\nGold: ") {
+		t.Fatalf("%d requests; the first asks %q", len(reqs), reqs[0].Body.Messages[1].Content)
+	}
+}

@@ -11,7 +11,7 @@ import (
 // cache key (answers to other prompts are not reused) and of the scorer
 // ID (aem compare refuses runs judged with other prompts).
 // TestPromptVersionPinned fails when a prompt changes and this does not.
-const PromptVersion = "1"
+const PromptVersion = "2"
 
 // Kind is what a comparison judges; each kind has its own prompt.
 type Kind string
@@ -81,6 +81,19 @@ type Comparison struct {
 	// the tool's and the parameter's descriptions.
 	Context         string
 	Gold, Predicted string
+}
+
+// asked is c as the judge is asked about it, in the request and the cache
+// key: a clause's position in its reply ("response.clause[2]") tells the
+// judge nothing, so it is left out ("response.clause") and the same pair
+// of clauses at any position is one question, paid for once.
+func (c Comparison) asked() Comparison {
+	if c.Kind == KindClause {
+		if i := strings.LastIndexByte(c.Field, '['); i >= 0 && strings.HasSuffix(c.Field, "]") {
+			c.Field = c.Field[:i]
+		}
+	}
+	return c
 }
 
 // validate reports a comparison the judge cannot be asked about.

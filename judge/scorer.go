@@ -147,7 +147,7 @@ func NewEscalation(first metrics.Scorer, j *Judge, bands Bands) *Escalation {
 
 // ID names both scorers and the bands, so that runs judged differently are
 // never compared as equals:
-// "embed:use-lite@sha256:…+judge:gpt-4o-mini@prompt-1[band 0.35:0.8]".
+// "embed:use-lite@sha256:…+judge:gpt-4o-mini@prompt-2[band 0.35:0.8]".
 func (e *Escalation) ID() string {
 	return e.first.ID() + "+" + e.judge.ID() + "[band " + e.bands.String() + "]"
 }

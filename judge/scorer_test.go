@@ -72,7 +72,7 @@ func TestEscalationRoutesTheBand(t *testing.T) {
 	if st := e.Stats(); st != (judge.EscalationStats{Comparisons: 5, Escalated: 3}) {
 		t.Errorf("stats %+v", st)
 	}
-	if want := "table+judge:test-model@prompt-1[band 0.35:0.8]"; e.ID() != want {
+	if want := "table+judge:test-model@prompt-2[band 0.35:0.8]"; e.ID() != want {
 		t.Errorf("ID %q, want %q", e.ID(), want)
 	}
 

@@ -92,7 +92,7 @@ func TestRunWithJudge(t *testing.T) {
 	if status != exitOK {
 		t.Fatalf("status %d\n%s", status, stderr)
 	}
-	if !strings.Contains(stdout, "with lexical+judge:test-model@prompt-1[band -1:1]") {
+	if !strings.Contains(stdout, "with lexical+judge:test-model@prompt-2[band -1:1]") {
 		t.Errorf("stdout does not name the judge:\n%s", stdout)
 	}
 	first := srv.Requests()
