@@ -5,8 +5,13 @@ import "time"
 // Stats is a snapshot of a run's progress. Counts include the dialogs and
 // turns restored from a checkpoint (see Resumed*).
 type Stats struct {
-	Elapsed        time.Duration
-	RowsRead       int64 // input rows (turns) read, including skipped ones
+	Elapsed     time.Duration
+	RowsRead    int64 // input rows (turns) read, including skipped ones
+	ResumedRows int64 // of RowsRead, the rows of dialogs restored from the checkpoint (read again, not scored)
+	// RowsCommitted is where the input stands: the rows read up to the
+	// last dialog committed (resumed rows, and other shards' rows before
+	// it, included); 0 until this process commits one.
+	RowsCommitted  int64
 	DialogsDone    int64 // dialogs committed in input order
 	TurnsDone      int64 // scored turns committed
 	ResumedDialogs int64 // dialogs restored from the checkpoint at start

@@ -44,6 +44,10 @@ type chunk struct {
 	seq    int64
 	items  []chunkItem
 	judged []rundir.Dialog
+	// end is the input rows read up to the chunk's last dialog (rows of
+	// other shards and resumed dialogs included): where the input stands
+	// once the chunk is committed (Stats.RowsCommitted).
+	end int64
 }
 
 type chunkItem struct {
@@ -61,6 +65,7 @@ type runState struct {
 	final    *rundir.Writer
 
 	rowsRead    atomic.Int64
+	rowsResumed atomic.Int64 // of rowsRead, those of dialogs the checkpoint already holds
 	scorerPairs atomic.Int64
 	scorerNanos atomic.Int64
 	unscored    unscoredCounts
@@ -361,6 +366,9 @@ func (st *runState) read(ctx context.Context, src Source, tokens chan struct{}, 
 		}
 		ordinal++
 		st.rowsRead.Add(int64(len(d.Turns)))
+		if ordinal < skip {
+			st.rowsResumed.Add(int64(len(d.Turns)))
+		}
 		if ordinal < skip || !st.o.Shard.Contains(d.ID) {
 			continue
 		}
@@ -368,6 +376,7 @@ func (st *runState) read(ctx context.Context, src Source, tokens chan struct{}, 
 			cur = &chunk{}
 		}
 		cur.items = append(cur.items, chunkItem{ordinal: ordinal, d: d})
+		cur.end = st.rowsRead.Load()
 		turns += len(d.Turns)
 		if turns >= st.o.ChunkTurns {
 			if err := send(); err != nil {
@@ -632,6 +641,7 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 				stats.DialogsDone++
 				stats.TurnsDone += int64(j.NumTurns())
 			}
+			stats.RowsCommitted = c.end
 			<-tokens
 			if part != nil && (part.info.Turns >= int64(o.CheckpointTurns) || time.Since(part.started) >= o.CheckpointInterval) {
 				if err := commitPart(); err != nil {
@@ -658,7 +668,7 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 
 func (st *runState) fillStats(s *Stats) {
 	s.Elapsed = time.Since(st.start)
-	s.RowsRead = st.rowsRead.Load()
+	s.RowsRead, s.ResumedRows = st.rowsRead.Load(), st.rowsResumed.Load()
 	s.ScorerPairs = st.scorerPairs.Load()
 	s.ScorerTime = time.Duration(st.scorerNanos.Load())
 	if st.o.CacheStats != nil {

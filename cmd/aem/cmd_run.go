@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -16,6 +17,7 @@ import (
 	"github.com/aem-dev/aem/batch/predictions"
 	"github.com/aem-dev/aem/batch/report"
 	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/thresholds"
 )
 
@@ -141,6 +143,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	if sc.judge != nil {
 		judgeLine, judgeUsage = judgeStatus(sc.judge), usageOf(sc)
 	}
+	progress := &budgetStopped{Progress: newProgress(env, o.quiet, judgeLine)}
 	opts := batch.Options{
 		Input:      input,
 		OutDir:     o.out,
@@ -149,7 +152,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		Scorer:     sc.Scorer,
 		Resume:     o.resume,
 		Shard:      shard,
-		Progress:   newProgress(env, o.quiet, judgeLine),
+		Progress:   progress,
 		CacheStats: sc.cacheStats,
 		JudgeUsage: judgeUsage,
 		WorkDir:    o.workDir,
@@ -196,6 +199,9 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		defer func() { reportJoin(env.Stderr, j.Stats()) }()
 	}
 	sum, err := batch.Run(ctx, opts)
+	if errors.Is(err, judge.ErrBudget) {
+		return fmt.Errorf("%w\naem: %s", err, progress.budgetMessage(sc.judge.Stats().Calls))
+	}
 	if err != nil {
 		return err
 	}

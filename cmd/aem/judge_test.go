@@ -410,3 +410,53 @@ func TestSweepJudgedRun(t *testing.T) {
 	}
 	t.Logf("%d turns, the judge changed %d\n%s", turns, changed, stdout)
 }
+
+// A run stopped at its budget says about how many calls the rest of the
+// input needs: at least what the resumed run pays (the calls of dialogs in
+// flight count in the rate), and not far above it.
+func TestRunJudgeBudgetEstimate(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "golden.parquet")
+	var o, e bytes.Buffer
+	env := &Env{Stdout: &o, Stderr: &e, Getenv: func(string) string { return "" }}
+	if err := runCommand(context.Background(), env, cmdGen(), []string{"--dialogs", "200", "--seed", "5", "-o", golden}); err != nil {
+		t.Fatalf("gen: %v\n%s", err, e.String())
+	}
+	srv := judgetest.NewServer()
+	defer srv.Close()
+	run := func(cache, out string, extra ...string) (string, int) {
+		var o, e bytes.Buffer
+		env := &Env{Stdout: &o, Stderr: &e, Getenv: func(string) string { return "" }}
+		args := append([]string{golden, "-o", out, "--scorer", "lexical+judge", "--judge-band", "0.2:0.7", "--workers", "1",
+			"--judge-url", srv.URL(), "--judge-model", "m", "--judge-cache-dir", cache, "--quiet"}, extra...)
+		status := exitStatus(env, runCommand(context.Background(), env, cmdRun(), args))
+		return e.String(), status
+	}
+	if stderr, status := run(t.TempDir(), filepath.Join(dir, "all")); status != exitOK {
+		t.Fatalf("status %d\n%s", status, stderr)
+	}
+	need := len(srv.Requests())
+	cache, out := t.TempDir(), filepath.Join(dir, "run")
+	stderr, status := run(cache, out, "--judge-max-calls", fmt.Sprint(need/2))
+	if status != exitBudget {
+		t.Fatalf("status %d, want %d\n%s", status, exitBudget, stderr)
+	}
+	var from, to, total, left, more int
+	i := strings.Index(stderr, "for input rows ")
+	if i < 0 {
+		t.Fatalf("no estimate:\n%s", stderr)
+	}
+	if _, err := fmt.Sscanf(stderr[i:], "for input rows %d to %d of %d; at that rate the remaining %d rows need about %d more calls", &from, &to, &total, &left, &more); err != nil {
+		t.Fatalf("%v in %q", err, stderr[i:])
+	}
+	paid := len(srv.Requests()) - need
+	before := len(srv.Requests())
+	if _, status := run(cache, out, "--resume"); status != exitOK {
+		t.Fatal("resume failed")
+	}
+	rest := len(srv.Requests()) - before
+	t.Logf("%d calls in all; stopped after %d at rows %d-%d of %d; estimated %d more, the resume paid %d", need, paid, from, to, total, more, rest)
+	if from != 1 || to <= 0 || to >= total || left != total-to || more < rest || more > 3*rest {
+		t.Errorf("estimate %d more calls for rows %d-%d of %d (%d left); the resume paid %d", more, from, to, total, left, rest)
+	}
+}

@@ -102,14 +102,14 @@ func statusLine(s batch.Stats, total int64) string {
 }
 
 // judgeStatus is the judge's part of the progress line: calls made, the
-// calls the whole input will take at this rate (when its size is known),
-// tokens, cache hits and judge errors.
+// calls the rest of the input will take at this rate (judgeLeft), tokens,
+// cache hits and judge errors.
 func judgeStatus(j *judge.Judge) func(batch.Stats, int64) string {
 	return func(s batch.Stats, total int64) string {
 		st := j.Stats()
 		line := fmt.Sprintf("; judge %d calls", st.Calls)
-		if total > 0 && s.RowsRead > 0 && s.RowsRead < total {
-			line += fmt.Sprintf(" (about %d for the run)", st.Calls*total/s.RowsRead)
+		if more, ok := judgeLeft(st.Calls, s, total); ok && s.RowsCommitted < total {
+			line += fmt.Sprintf(" (about %d more to finish)", more)
 		}
 		line += fmt.Sprintf(", %s tokens", humanCount(st.PromptTokens+st.CompletionTokens))
 		if st.CacheHits > 0 {
@@ -131,4 +131,56 @@ func humanCount(n int64) string {
 		return fmt.Sprintf("%dk", n/1_000)
 	}
 	return fmt.Sprint(n)
+}
+
+// judgeLeft estimates the judge calls the rest of the input needs, at the
+// rate of this process: its calls per input row committed since it
+// started (resumed rows left out) times the rows after the last committed
+// dialog. Calls for dialogs scored but not committed yet count in the
+// rate, so the estimate errs high, never low: their answers are cached
+// and a resumed run does not pay for them again. ok is false while the
+// input's size is unknown or nothing is committed.
+func judgeLeft(calls int64, s batch.Stats, total int64) (more int64, ok bool) {
+	done := s.RowsCommitted - s.ResumedRows
+	if total <= 0 || done <= 0 {
+		return 0, false
+	}
+	return calls * max(total-s.RowsCommitted, 0) / done, true
+}
+
+// budgetStopped is a batch.Progress that keeps the input's size and the
+// last stats, passing every report on, so that a run stopped at the judge
+// budget can say what finishing would take (budgetMessage).
+type budgetStopped struct {
+	batch.Progress
+	total int64
+	last  batch.Stats
+}
+
+func (b *budgetStopped) Start(total int64) {
+	b.total = total
+	b.Progress.Start(total)
+}
+
+func (b *budgetStopped) Update(s batch.Stats) {
+	b.last = s
+	b.Progress.Update(s)
+}
+
+func (b *budgetStopped) Done(s batch.Stats, err error) {
+	b.last = s
+	b.Progress.Done(s, err)
+}
+
+// budgetMessage says how far a run stopped at the budget got and about
+// how many calls the rest of the input needs.
+func (b *budgetStopped) budgetMessage(calls int64) string {
+	s := b.last
+	more, ok := judgeLeft(calls, s, b.total)
+	if !ok {
+		return fmt.Sprintf("this run made %d judge calls and committed no dialog, so there is no estimate of what the rest needs", calls)
+	}
+	return fmt.Sprintf("this run made %d judge calls for input rows %d to %d of %d; at that rate the remaining %d rows need about %d more calls "+
+		"(the rate counts the calls of dialogs in flight, so it errs high; answers received are cached and not paid again)",
+		calls, s.ResumedRows+1, s.RowsCommitted, b.total, max(b.total-s.RowsCommitted, 0), more)
 }

@@ -89,3 +89,28 @@ func TestProgressOutput(t *testing.T) {
 		}
 	})
 }
+
+// The calls the rest of the input needs, at this process's rate per input
+// row committed; resumed rows are not this process's work.
+func TestJudgeLeft(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		calls int64
+		s     batch.Stats
+		total int64
+		more  int64
+		ok    bool
+	}{
+		{"a quarter done", 100, batch.Stats{RowsRead: 400, RowsCommitted: 250}, 1000, 300, true},
+		{"resumed at 500", 100, batch.Stats{RowsRead: 900, ResumedRows: 500, RowsCommitted: 750}, 1000, 100, true},
+		{"all committed", 80, batch.Stats{RowsRead: 1000, RowsCommitted: 1000}, 1000, 0, true},
+		{"nothing committed", 5, batch.Stats{RowsRead: 300}, 1000, 0, false},
+		{"nothing committed since the resume", 5, batch.Stats{RowsRead: 600, ResumedRows: 500, RowsCommitted: 0}, 1000, 0, false},
+		{"size unknown", 5, batch.Stats{RowsRead: 300, RowsCommitted: 200}, -1, 0, false},
+	} {
+		more, ok := judgeLeft(tc.calls, tc.s, tc.total)
+		if more != tc.more || ok != tc.ok {
+			t.Errorf("%s: %d, %v; want %d, %v", tc.name, more, ok, tc.more, tc.ok)
+		}
+	}
+}
