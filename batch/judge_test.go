@@ -71,7 +71,7 @@ func TestRowsKeepTheCosineUnderAJudgedComposite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fs := range tr.FieldScores {
+		for _, fs := range tr.AllScores() {
 			if fs.By == nil {
 				continue
 			}

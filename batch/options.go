@@ -10,6 +10,7 @@ import (
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/features"
 	"gocloud.dev/blob"
 )
 
@@ -83,6 +84,14 @@ type Options struct {
 	// fingerprint checked on resume. Run closes Source.
 	Source   Source
 	SourceID string
+
+	// Vocabulary weighs the clauses of gold replies (see
+	// metrics.Metric.WithVocabulary). Nil: the Metric's, and when it has
+	// none Run learns it in a first pass
+	// over every gold reply of Input (the whole dataset, whatever the
+	// shard), so a Source needs Input to be the local golden dataset it
+	// reads, or a Vocabulary.
+	Vocabulary *features.Vocabulary
 }
 
 // ShardFromEnv reads the shard of a Kubernetes Indexed Job:
@@ -133,6 +142,9 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("checkpoint interval %s < 0", o.CheckpointInterval))
 	}
 	if err := o.Shard.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.vocabularyProblem(); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {

@@ -105,9 +105,16 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 	for i, fs := range v.FieldScores {
 		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold,
 			ThresholdFrom: fs.ThresholdFrom, Pass: fs.Pass, By: optStr(fs.By)}
-		if n := fs.Judge; n != nil {
-			cos := n.Cosine
-			tr.FieldScores[i].Cosine, tr.FieldScores[i].JudgeReason, tr.FieldScores[i].JudgeError = &cos, optStr(n.Reason), optStr(n.Error)
+		tr.FieldScores[i].Cosine, tr.FieldScores[i].JudgeReason, tr.FieldScores[i].JudgeError = judgeNote(fs.Judge)
+		if fs.Cosine != nil && fs.Judge == nil {
+			c := *fs.Cosine // a composite's comparison: Score is its probability
+			tr.FieldScores[i].Cosine = &c
+		}
+	}
+	if v.Clauses != nil {
+		tr.Clauses = make([]rundir.ClauseRow, len(v.Clauses))
+		for i := range v.Clauses {
+			tr.Clauses[i] = clauseRow(&v.Clauses[i])
 		}
 	}
 	if gold.HasGold && !gold.GoldNoCall {
@@ -138,6 +145,33 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		}
 	}
 	return tr, nil
+}
+
+// judgeNote is what a row records of a judge's note: the embedding
+// cosine, the judge's reason, or why it gave none; all nil without a note.
+func judgeNote(n *metrics.JudgeNote) (cosine *float64, reason, failure *string) {
+	if n == nil {
+		return nil, nil, nil
+	}
+	cos := n.Cosine
+	return &cos, optStr(n.Reason), optStr(n.Error)
+}
+
+// clauseRow records one gold clause; a clause that was never compared
+// (not required) has no predicted clause, score or threshold.
+func clauseRow(c *metrics.ClauseScore) rundir.ClauseRow {
+	r := rundir.ClauseRow{Field: c.Field, Gold: c.Text, Weight: c.Weight, Required: c.Required, Covered: c.Covered,
+		Method: c.Method, Pass: c.Pass, MissingAnchors: nonNil(c.MissingAnchors), By: optStr(c.By)}
+	if c.Predicted >= 0 {
+		k := int64(c.Predicted)
+		r.Predicted, r.PredictedText = &k, &c.PredictedText
+	}
+	if c.Required {
+		score, th := c.Score, c.Threshold
+		r.Score, r.Threshold, r.ThresholdFrom = &score, &th, optStr(c.ThresholdFrom)
+	}
+	r.Cosine, r.JudgeReason, r.JudgeError = judgeNote(c.Judge)
+	return r
 }
 
 func optStr(s string) *string {

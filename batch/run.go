@@ -111,13 +111,20 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}
 
-	src, inputFP, totalRows, cleanup, err := openSource(ctx, o)
+	src, inputFP, inputPath, totalRows, cleanup, err := openSource(ctx, o)
 	if err != nil {
 		o.Progress.Start(-1)
 		return nil, err
 	}
 	defer cleanup()
 	defer src.Close()
+	vocab, err := o.vocabulary(ctx, inputPath)
+	if err != nil {
+		o.Progress.Start(-1)
+		return nil, err
+	}
+	o.Metric = o.Metric.WithVocabulary(vocab)
+	st.o = o
 	o.Progress.Start(totalRows)
 
 	if st.ts, err = rundir.NewTurnSchema(src.Extras()); err != nil {
@@ -263,34 +270,33 @@ func compareFingerprints(old, cur fingerprint) error {
 }
 
 // openSource opens the input, fingerprints it and counts its rows (-1
-// when unknown).
-func openSource(ctx context.Context, o Options) (Source, string, int64, func(), error) {
+// when unknown); path is the input's local file ("" for a Source without
+// Input).
+func openSource(ctx context.Context, o Options) (src Source, fp, path string, rows int64, cleanup func(), err error) {
 	if o.Source != nil {
-		return o.Source, "source:" + o.SourceID, -1, func() {}, nil
+		return o.Source, "source:" + o.SourceID, o.Input, -1, func() {}, nil
 	}
 	loc, err := location.Parse(o.Input)
 	if err != nil {
-		return nil, "", 0, nil, err
+		return nil, "", "", 0, nil, err
 	}
-	path, cleanup := loc.Local, func() {}
+	path, cleanup = loc.Local, func() {}
 	if loc.Remote() {
 		if path, err = location.Download(ctx, o.URLMux, loc, o.WorkDir); err != nil {
-			return nil, "", 0, nil, err
+			return nil, "", "", 0, nil, err
 		}
 		cleanup = func() { os.Remove(path) }
 	}
-	fp, err := safefile.SHA256(path)
-	if err != nil {
+	if fp, err = safefile.SHA256(path); err != nil {
 		cleanup()
-		return nil, "", 0, nil, fmt.Errorf("reading input %s: %w", o.Input, err)
+		return nil, "", "", 0, nil, fmt.Errorf("reading input %s: %w", o.Input, err)
 	}
-	fp = "sha256:" + fp
 	r, err := golden.Open(ctx, path, o.ReadOptions)
 	if err != nil {
 		cleanup()
-		return nil, "", 0, nil, err
+		return nil, "", "", 0, nil, err
 	}
-	return r, fp, r.NumRows(), cleanup, nil
+	return r, "sha256:" + fp, path, r.NumRows(), cleanup, nil
 }
 
 // pipeline runs reader -> workers -> writer and leaves every judged dialog

@@ -5,15 +5,17 @@ import (
 	"fmt"
 
 	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/features"
 )
 
 // goldVocabulary reads every gold reply of the input at path once, before
 // scoring: completeness weighs each gold clause by how common its words are
-// among the whole dataset's gold replies (features.Vocabulary). Counting
-// over the whole input, whatever the shard, the worker count or the point a
-// run resumes from, keeps the outputs identical across all of them.
+// among the whole dataset's gold replies (metrics.Metric.WithVocabulary).
+// Counting over the whole input, whatever the shard, the worker count or
+// the point a run resumes from, keeps the outputs identical across all of
+// them.
 func goldVocabulary(ctx context.Context, path string, opts golden.ReadOptions) (*features.Vocabulary, error) {
 	opts.Hook = golden.NoopHook{} // the scoring pass reports an unsorted input
 	r, err := golden.Open(ctx, path, opts)
@@ -26,11 +28,40 @@ func goldVocabulary(ctx context.Context, path string, opts golden.ReadOptions) (
 		if err != nil {
 			return nil, fmt.Errorf("counting the words of the gold replies in %s: %w", path, err)
 		}
-		for _, t := range d.Turns {
-			if t.Role == metrics.RoleAgent && t.HasGold {
-				v.Add(t.GoldResponse)
-			}
-		}
+		metrics.AddReplies(v, d.Dialog)
 	}
 	return v, nil
+}
+
+// vocabulary is the run's vocabulary: Options.Vocabulary, else the
+// Metric's, else the gold replies of the input at path (the local copy of
+// Input).
+func (o Options) vocabulary(ctx context.Context, path string) (*features.Vocabulary, error) {
+	if v := o.givenVocabulary(); v != nil {
+		return v, nil
+	}
+	return goldVocabulary(ctx, path, o.ReadOptions)
+}
+
+func (o Options) givenVocabulary() *features.Vocabulary {
+	if o.Vocabulary == nil && o.Metric != nil {
+		return o.Metric.Vocabulary()
+	}
+	return o.Vocabulary
+}
+
+// vocabularyProblem says why a run could not learn its vocabulary: a
+// Source read in place of Input leaves only Input's local file to count,
+// so without a Vocabulary it needs one.
+func (o Options) vocabularyProblem() error {
+	if o.Source == nil || o.givenVocabulary() != nil {
+		return nil
+	}
+	if o.Input == "" {
+		return fmt.Errorf("a Source without Input needs a Vocabulary (metrics.AddReplies over the dataset's dialogs; features.NewVocabulary() for none)")
+	}
+	if loc, err := location.Parse(o.Input); err == nil && loc.Remote() {
+		return fmt.Errorf("a Source with the remote Input %s needs a Vocabulary: the gold replies are counted from a local file", o.Input)
+	}
+	return nil
 }

@@ -20,6 +20,10 @@ const (
 	MethodSemantic   = "semantic"   // similarity score against a threshold
 	MethodMissing    = "missing"    // gold value absent from the prediction
 	MethodExtra      = "extra"      // predicted value with no gold counterpart (extra key or array element)
+	MethodCoverage   = "coverage"   // a reply's covered share of its gold's required content (response.coverage)
+	// MethodNotRequired is a gold clause with no task content: never
+	// compared, not required for completeness.
+	MethodNotRequired = "not_required"
 	// With tool definitions:
 	MethodType        = "type"        // predicted value of a type its schema does not allow: invalid_parameter_type
 	MethodNotOffered  = "not_offered" // predicted tool not among the definitions (Field names it): tool_mismatch
@@ -279,7 +283,7 @@ func (c *comparer) anyOf(path string, p param, alts []any, pred any, semantic bo
 			if (pass && !best.Pass) || (pass == best.Pass && score > best.Score) {
 				d, _ := deciding(sub.scores)
 				best = FieldScore{Field: path, Method: MethodAny, Score: score, Threshold: d.Threshold, ThresholdFrom: d.ThresholdFrom,
-					By: d.By, Judge: d.Judge, Pass: pass}
+					By: d.By, Judge: d.Judge, Cosine: d.Cosine, Pass: pass}
 			}
 		}
 	}
@@ -295,14 +299,22 @@ func (c *comparer) anyOf(path string, p param, alts []any, pred any, semantic bo
 	return nil
 }
 
-// deciding returns the comparison among scores that was held to a
-// threshold (ThresholdFrom set) and came closest to failing it (lowest
-// score - threshold; the first of equals): the one that failed, or the
-// narrowest pass. ok is false when none was held to a threshold.
-func deciding(scores []FieldScore) (fs FieldScore, ok bool) {
-	for _, s := range scores {
-		if s.ThresholdFrom != "" && (!ok || s.Score-s.Threshold < fs.Score-fs.Threshold) {
+// deciding returns the similarity comparison among scores (and, for a
+// reply, among its required clauses) that was held to a threshold with the
+// lowest score - threshold: the failing one, else the narrowest pass. A
+// reply's coverage is a share, not a similarity, and is left out.
+func deciding(scores []FieldScore, clauses ...ClauseScore) (fs FieldScore, ok bool) {
+	consider := func(s FieldScore) {
+		if s.ThresholdFrom != "" && s.Method != MethodCoverage && (!ok || s.Score-s.Threshold < fs.Score-fs.Threshold) {
 			fs, ok = s, true
+		}
+	}
+	for _, s := range scores {
+		consider(s)
+	}
+	for _, c := range clauses {
+		if c.Required {
+			consider(c.FieldScore)
 		}
 	}
 	return fs, ok

@@ -48,10 +48,9 @@
 // truthfulness of parameter values (invalid_parameter_type, then
 // inconsistent_parameter_values). Keys and values are compared even when
 // structure fails, so every failing check is on record. A response (Agent)
-// turn is judged on completeness (every gold clause is covered by some
-// predicted clause with similarity >= the completeness.response threshold,
-// else incomplete_response; clauses as SplitClauses defines them) and
-// truthfulness (whole-reply similarity >= the truthfulness.response
+// turn is judged on completeness (the prediction covers enough of the gold
+// reply's task content, else incomplete_response: see Completeness below)
+// and truthfulness (whole-reply similarity >= the truthfulness.response
 // threshold, else inconsistent_response). A gold turn
 // with no prediction is missing_turn; a prediction with no gold turn is
 // unexpected_turn; both fail every sub-metric that applies to their kind.
@@ -115,8 +114,32 @@
 // the best alternative's score and, when the scorer was used, the
 // threshold, entry and decider of that alternative's deciding comparison.
 // Response turns record "response" (whole reply, threshold of
-// truthfulness.response) and "response.clause[i]" (best coverage of gold
-// clause i, threshold of completeness.response).
+// truthfulness.response) and "response.coverage" (the covered share,
+// threshold of completeness.response) in FieldScores, and every gold
+// clause in Verdict.Clauses.
+//
+// # Completeness
+//
+// The gold reply is split into clauses (SplitClauses). Each clause is
+// weighted by how much task content it carries (features.Vocabulary.Weight,
+// from the Metric's vocabulary: WithVocabulary): every number, date, time,
+// code or name it states weighs as much as the rarest word can, every
+// other content word its inverse document frequency among the dataset's
+// gold replies, and nothing weighs a function word of English, a word used
+// by at least 10% of the gold replies (openers and sign-offs such as "Here
+// is what I found.", "Let me know if you need more."), or a word or anchor
+// the user said earlier in the dialog (a restated question). A clause of
+// weight 0 is not required and never compared (method "not_required"). A
+// required clause is compared with every predicted clause (Comparison kind
+// clause, field "response.clause[i]", i counting every gold clause) and
+// is covered when the best of them reaches the completeness.clause
+// threshold (else the global one) and the predicted reply states every
+// anchor of the clause that the user did not state first
+// (ClauseScore.MissingAnchors: a changed number is not covered, however
+// similar the wording). The coverage is the covered clauses' weight over
+// the required clauses' weight (1 when none is required), and the reply is
+// complete when it reaches Thresholds.Coverage: the completeness.response
+// entry, a share in [0, 1], else 1 (all required content).
 //
 // # Spec syntax in gold args
 //

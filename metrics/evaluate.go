@@ -8,13 +8,16 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/aem-dev/aem/metrics/features"
 )
 
 // Metric is a validated Config, ready to judge: New checks the Config
 // once, and every method uses it as it was. It is read-only and safe for
 // concurrent use; build one per run and share it.
 type Metric struct {
-	cfg Config
+	cfg   Config
+	vocab *features.Vocabulary // read-only once set; nil: an empty one
 }
 
 // New validates cfg (see Config.Validate) and returns the Metric that
@@ -24,13 +27,41 @@ func New(cfg Config) (*Metric, error) {
 		return nil, fmt.Errorf("metric config: %w", err)
 	}
 	t := &cfg.Thresholds
-	t.SubMetrics, t.Types, t.Fields = maps.Clone(t.SubMetrics), maps.Clone(t.Types), maps.Clone(t.Fields)
+	t.SubMetrics, t.Types, t.Fields, t.Composite = maps.Clone(t.SubMetrics), maps.Clone(t.Types), maps.Clone(t.Fields), maps.Clone(t.Composite)
 	cfg.Composition.MinRates = maps.Clone(cfg.Composition.MinRates)
 	return &Metric{cfg: cfg}, nil
 }
 
 // Default is the Metric of DefaultConfig.
 func Default() *Metric { return &Metric{cfg: DefaultConfig()} }
+
+// WithVocabulary returns a Metric that judges like m but weighs the
+// clauses of gold replies with v: how many of the dataset's gold replies
+// use each word (see AddReplies). Completeness requires only the gold
+// clauses that carry task content (weight > 0: features.Vocabulary.Weight,
+// given the words the user said earlier in the dialog), and a reply is
+// complete when it covers at least the completeness.response share of
+// their weight (Thresholds.Coverage). v must not change afterwards. A
+// Metric without a vocabulary (nil v) treats every content word as
+// informative; Evaluate learns one from the dialogs it is given.
+func (m *Metric) WithVocabulary(v *features.Vocabulary) *Metric {
+	return &Metric{cfg: m.cfg, vocab: v}
+}
+
+// Vocabulary returns the vocabulary the Metric weighs gold clauses with;
+// nil when it has none.
+func (m *Metric) Vocabulary() *features.Vocabulary { return m.vocab }
+
+// AddReplies counts the gold replies of d's response turns into v: the
+// statistics completeness weighs gold clauses by. Counting every dialog of
+// a dataset, in any order, gives the same vocabulary.
+func AddReplies(v *features.Vocabulary, d Dialog) {
+	for _, t := range d.Turns {
+		if t.Role == RoleAgent && t.HasGold {
+			v.Add(t.GoldResponse)
+		}
+	}
+}
 
 // Config returns the configuration the Metric judges with (a copy: its
 // maps are the Metric's own, not to be modified).
@@ -127,8 +158,17 @@ func Evaluate(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) ([]Di
 }
 
 // Evaluate judges dialogs with s: Similarities (one Compare call for all
-// of them), then Judge for each. Results are in input order.
+// of them), then Judge for each. Results are in input order. Without a
+// vocabulary (WithVocabulary), the gold replies of dialogs are its
+// vocabulary.
 func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]DialogResult, error) {
+	if m.vocab == nil {
+		v := features.NewVocabulary()
+		for _, d := range dialogs {
+			AddReplies(v, d)
+		}
+		m = m.WithVocabulary(v)
+	}
 	sims, err := m.Similarities(ctx, s, dialogs)
 	if err != nil {
 		return nil, err
@@ -158,7 +198,7 @@ func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string) ([]judged, 
 	if err != nil {
 		return nil, err
 	}
-	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools}
+	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows}
 	var out []judged
 	for _, r := range singles {
 		js, err := j.row(r)

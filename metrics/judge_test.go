@@ -30,21 +30,21 @@ func byJudge(score, cosine float64) Similarity {
 // decisions keep their thresholds.
 func TestJudgeDecisionsHeldToJudgeThreshold(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.Thresholds = Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubTruthValues: 0.75, SubTruthResponse: 0.8, SubCompleteResponse: 0.55}}
+	cfg.Thresholds = Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubTruthValues: 0.75, SubTruthResponse: 0.8, SubCompleteClause: 0.55}}
 	d := dialogJSON(t, `{"dialog_id": "d", "turns": [
 		{"turn_no": 1, "turn": "Tool", "gold_turn": {"tool_id": "w", "action": "get", "args": {"city": "New York City", "unit": "celsius", "when": {"$any": ["today", "now"]}}},
 		 "predict_turn": {"tool_id": "w", "action": "get", "args": {"city": "NYC", "unit": "fahrenheit", "when": "right now"}}},
-		{"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "It is 20 degrees. Anything else?"}, "predict_turn": {"response": "Twenty degrees right now. Can I help more?"}}]}`)
+		{"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "It is 20 degrees. Rain is likely."}, "predict_turn": {"response": "Twenty degrees right now. Expect showers."}}]}`)
 	s := judgeScorer{
 		"New York City|NYC":  byJudge(0.6, 0.8),         // passes at 0.5 though values need 0.75
 		"celsius|fahrenheit": byJudge(0.4, 0.7),         // fails
 		"today|right now":    {Score: 0.7, By: ByEmbed}, // embed: fails at 0.75
 		"now|right now":      byJudge(0.9, 0.76),        // the $any alternative the judge passes
-		"It is 20 degrees. Anything else?|Twenty degrees right now. Can I help more?": byJudge(0.55, 0.6),
+		"It is 20 degrees. Rain is likely.|Twenty degrees right now. Expect showers.": byJudge(0.55, 0.6),
 		"It is 20 degrees.|Twenty degrees right now.":                                 {Score: 0.52, By: ByEmbed}, // 0.03 below 0.55
-		"It is 20 degrees.|Can I help more?":                                          byJudge(0.6, 0.4),          // 0.1 above 0.5: the best
-		"Anything else?|Twenty degrees right now.":                                    {Score: 0.2, By: ByEmbed},
-		"Anything else?|Can I help more?":                                             {Score: 0.9, By: ByEmbed},
+		"It is 20 degrees.|Expect showers.":                                           byJudge(0.6, 0.4),          // 0.1 above 0.5: the best
+		"Rain is likely.|Twenty degrees right now.":                                   {Score: 0.2, By: ByEmbed},
+		"Rain is likely.|Expect showers.":                                             {Score: 0.9, By: ByEmbed},
 	}
 	rs, err := Evaluate(context.Background(), s, cfg, []Dialog{d})
 	if err != nil {
@@ -54,6 +54,9 @@ func TestJudgeDecisionsHeldToJudgeThreshold(t *testing.T) {
 	for _, v := range rs[0].Turns {
 		for _, fs := range v.FieldScores {
 			byField[fs.Field] = fs
+		}
+		for _, c := range v.Clauses {
+			byField[c.Field] = c.FieldScore
 		}
 	}
 	for _, tc := range []struct {
@@ -100,9 +103,9 @@ func TestSparedAlternativesAreNeverTheBest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var clause *FieldScore
-	for i, fs := range rs[0].Turns[0].FieldScores {
-		if fs.Field == "response.clause[0]" {
-			clause = &rs[0].Turns[0].FieldScores[i]
+	for i, c := range rs[0].Turns[0].Clauses {
+		if c.Field == "response.clause[0]" {
+			clause = &rs[0].Turns[0].Clauses[i].FieldScore
 		}
 	}
 	if clause == nil || clause.By != ByJudge || clause.Score != 0.55 || !clause.Pass || clause.Judge == nil {

@@ -7,17 +7,26 @@ import (
 )
 
 // Sub-metric keys of Thresholds.SubMetrics: the three kinds of semantic
-// comparison.
+// comparison, and the coverage a reply needs to be complete.
 const (
-	SubTruthValues      = "truthfulness.values"   // parameter values of action turns
-	SubTruthResponse    = "truthfulness.response" // replies of response turns
-	SubCompleteResponse = "completeness.response" // clause coverage of replies
+	SubTruthValues    = "truthfulness.values"   // parameter values of action turns
+	SubTruthResponse  = "truthfulness.response" // replies of response turns
+	SubCompleteClause = "completeness.clause"   // a gold clause against a predicted clause
+	// SubCompleteResponse is not a similarity: it is the share of a gold
+	// reply's required content (weighted clauses) that the prediction must
+	// cover, in [0, 1] (Thresholds.Coverage).
+	SubCompleteResponse = "completeness.response"
 )
 
 // SubMetricKeys lists the keys Thresholds.SubMetrics accepts.
 func SubMetricKeys() []string {
-	return []string{SubTruthValues, SubTruthResponse, SubCompleteResponse}
+	return []string{SubTruthValues, SubTruthResponse, SubCompleteClause, SubCompleteResponse}
 }
+
+// DefaultCoverage is the coverage a reply needs when the thresholds set
+// none (sub_metrics.completeness.response): all of its gold reply's
+// required content.
+const DefaultCoverage = 1.0
 
 // SchemaTypes lists the keys Thresholds.Types accepts: the JSON Schema
 // types a tool definition can give a parameter (tooldef maps other
@@ -40,18 +49,36 @@ type Thresholds struct {
 	SubMetrics map[string]float64 `json:"sub_metrics,omitempty"`
 	Types      map[string]float64 `json:"types,omitempty"`
 	Fields     map[string]float64 `json:"fields,omitempty"`
+	// Composite holds the probability thresholds of fitted composites (a
+	// comparison scored with By == ByComposite), by sub-metric
+	// (truthfulness.values, truthfulness.response) or "default"; such a
+	// comparison is held to its sub-metric's entry, else "default", else
+	// DefaultCompositeThreshold. Package thresholds fills it from the
+	// models of the file's "composite" section.
+	Composite map[string]float64 `json:"composite,omitempty"`
 	// Source says where the values came from (informative, e.g. "aem
 	// sweep run/ (objective f1)"); the lookup does not use it.
 	Source string `json:"source,omitempty"`
-	// Extension point: a decider-specific entry (say, a fitted composite's
-	// threshold per sub-metric) is a field here, a case in For keyed on
-	// ThresholdQuery.By (as the judge's fixed JudgeThreshold is), and a
-	// problem in Problems.
+	// Extension point: a decider-specific entry is a field here, a case in
+	// For keyed on ThresholdQuery.By (as the judge's fixed JudgeThreshold
+	// and Composite are), and a problem in Problems.
 }
+
+// ByComposite is the decider of a comparison scored by a fitted composite
+// (package composite): its score is a probability in [0, 1].
+const ByComposite = "composite"
+
+// CompositeDefault is the key of Thresholds.Composite for the composite
+// that applies to a sub-metric without one of its own.
+const CompositeDefault = "default"
+
+// DefaultCompositeThreshold is the probability a composite's comparison
+// needs when Thresholds.Composite gives none.
+const DefaultCompositeThreshold = 0.5
 
 // ThresholdQuery describes one semantic comparison to the lookup.
 type ThresholdQuery struct {
-	SubMetric string // SubTruthValues, SubTruthResponse or SubCompleteResponse
+	SubMetric string // SubTruthValues, SubTruthResponse or SubCompleteClause
 	// Field is the exact nested path of a parameter value
 	// ("tool.action.param.sub[0]") and Param its top-level parameter
 	// ("tool.action.param"); both empty for replies and clauses.
@@ -82,6 +109,14 @@ func (t Thresholds) For(q ThresholdQuery) Applied {
 	if q.By == ByJudge {
 		return Applied{JudgeThreshold, "judge"}
 	}
+	if q.By == ByComposite {
+		for _, k := range []string{q.SubMetric, CompositeDefault} {
+			if v, ok := t.Composite[k]; ok {
+				return Applied{v, "composite." + k}
+			}
+		}
+		return Applied{DefaultCompositeThreshold, "composite"}
+	}
 	for _, k := range []string{q.Field, q.Param} {
 		if v, ok := t.Fields[k]; ok && k != "" {
 			return Applied{v, "fields." + k}
@@ -94,6 +129,16 @@ func (t Thresholds) For(q ThresholdQuery) Applied {
 		return Applied{v, "sub_metrics." + q.SubMetric}
 	}
 	return Applied{t.Threshold, "threshold"}
+}
+
+// Coverage returns the coverage a reply needs to be complete: the
+// sub_metrics entry for SubCompleteResponse, else DefaultCoverage (from
+// "default"). The global threshold never applies: it is a similarity.
+func (t Thresholds) Coverage() Applied {
+	if v, ok := t.SubMetrics[SubCompleteResponse]; ok {
+		return Applied{v, "sub_metrics." + SubCompleteResponse}
+	}
+	return Applied{DefaultCoverage, "default"}
 }
 
 // Problem is one invalid entry of a Thresholds: its key as in
@@ -124,7 +169,20 @@ func (t Thresholds) Problems() []Problem {
 		}
 	}
 	known("sub_metrics", t.SubMetrics, SubMetricKeys())
+	if v, ok := t.SubMetrics[SubCompleteResponse]; ok && finite(v) && v < 0 {
+		out = append(out, Problem{"sub_metrics." + SubCompleteResponse, fmt.Sprintf("%v is not in [0, 1]", v),
+			"give the share of a gold reply's required content a reply must cover, between 0 and 1 (1: all of it)"})
+	}
 	known("types", t.Types, SchemaTypes())
+	for _, k := range sortedKeys(t.Composite) {
+		if !slices.Contains([]string{SubTruthValues, SubTruthResponse, CompositeDefault}, k) {
+			out = append(out, Problem{"composite." + k, "no composite applies there",
+				"fit composites with 'aem sweep --fit': they apply to " + SubTruthValues + ", " + SubTruthResponse + " and " + CompositeDefault})
+		}
+		if v := t.Composite[k]; !inRange(v, 0, 1) {
+			out = append(out, Problem{"composite." + k, fmt.Sprintf("%v is not in [0, 1]", v), "give a probability threshold between 0 and 1"})
+		}
+	}
 	for _, k := range sortedKeys(t.Fields) {
 		switch {
 		case strings.HasPrefix(k, "."):

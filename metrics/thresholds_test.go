@@ -10,7 +10,7 @@ import (
 // sub-metric, then the global value; 0 is a value like any other.
 func TestThresholdsFor(t *testing.T) {
 	full := Thresholds{Threshold: 0.5,
-		SubMetrics: map[string]float64{SubTruthValues: 0.7, SubTruthResponse: 0, SubCompleteResponse: 0.55},
+		SubMetrics: map[string]float64{SubTruthValues: 0.7, SubTruthResponse: 0, SubCompleteClause: 0.55, SubCompleteResponse: 0.8},
 		Types:      map[string]float64{"string": 0.8, "integer": 0},
 		Fields:     map[string]float64{"t.a.p": 0.9, "t.a.p.sub[0]": 0.2, "t.a.zero": 0}}
 	global := Thresholds{Threshold: 0.5}
@@ -32,7 +32,8 @@ func TestThresholdsFor(t *testing.T) {
 		{"type without an entry falls to the sub-metric", full, value("t.a.q", "t.a.q", "boolean"), Applied{0.7, "sub_metrics.truthfulness.values"}},
 		{"no type (no tool definitions) falls to the sub-metric", full, value("t.a.q", "t.a.q", ""), Applied{0.7, "sub_metrics.truthfulness.values"}},
 		{"reply: sub-metric at 0", full, ThresholdQuery{SubMetric: SubTruthResponse}, Applied{0, "sub_metrics.truthfulness.response"}},
-		{"clause: sub-metric", full, ThresholdQuery{SubMetric: SubCompleteResponse, By: ByEmbed}, Applied{0.55, "sub_metrics.completeness.response"}},
+		{"clause: sub-metric", full, ThresholdQuery{SubMetric: SubCompleteClause, By: ByEmbed}, Applied{0.55, "sub_metrics.completeness.clause"}},
+		{"clause: falls to the global threshold", global, ThresholdQuery{SubMetric: SubCompleteClause}, Applied{0.5, "threshold"}},
 		{"reply ignores fields and types", Thresholds{Threshold: 0.4, Types: map[string]float64{"string": 0.8}},
 			ThresholdQuery{SubMetric: SubTruthResponse}, Applied{0.4, "threshold"}},
 		{"global", global, value("t.a.p", "t.a.p", "string"), Applied{0.5, "threshold"}},
@@ -46,6 +47,28 @@ func TestThresholdsFor(t *testing.T) {
 				t.Errorf("For(%+v) = %+v, want %+v", tc.q, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCoverageThreshold: the coverage a reply needs comes from its own
+// entry, else the default; the global similarity threshold never applies.
+func TestCoverageThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		th   Thresholds
+		want Applied
+	}{
+		{"own entry", Thresholds{Threshold: 0.3, SubMetrics: map[string]float64{SubCompleteResponse: 0.8}}, Applied{0.8, "sub_metrics.completeness.response"}},
+		{"0 is a value", Thresholds{SubMetrics: map[string]float64{SubCompleteResponse: 0}}, Applied{0, "sub_metrics.completeness.response"}},
+		{"default, not the global threshold", Thresholds{Threshold: 0.3, SubMetrics: map[string]float64{SubCompleteClause: 0.6}}, Applied{DefaultCoverage, "default"}},
+	} {
+		if got := tc.th.Coverage(); got != tc.want {
+			t.Errorf("%s: Coverage() = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	bad := Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubCompleteResponse: -0.2}}
+	if p := bad.Problems(); len(p) != 1 || p[0].Key != "sub_metrics.completeness.response" {
+		t.Errorf("a negative coverage: problems %+v", p)
 	}
 }
 
@@ -86,7 +109,7 @@ func TestAppliedThresholdsRecorded(t *testing.T) {
 		{"Revenue rose. Costs fell.", "Revenue rose. Costs dropped."}: 0.9,
 		{"Costs fell.", "Revenue rose."}:                              0.1, {"Costs fell.", "Costs dropped."}: 0.7}
 	cfg := DefaultConfig()
-	cfg.Thresholds = Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubTruthValues: 0.4, SubCompleteResponse: 0.65},
+	cfg.Thresholds = Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubTruthValues: 0.4, SubCompleteClause: 0.65, SubCompleteResponse: 0.9},
 		Fields: map[string]float64{"sales.report.metric": 0.75}}
 	m := mustNew(t, cfg)
 	r, err := m.Judge(d, sims.similarities(m.Requests(d)), "table")
@@ -104,6 +127,10 @@ func TestAppliedThresholdsRecorded(t *testing.T) {
 		for _, fs := range v.FieldScores {
 			got = append(got, rec{fs.Field, fs.Method, fs.Score, fs.Threshold, fs.ThresholdFrom, fs.By, fs.Pass})
 		}
+		for _, c := range v.Clauses {
+			fs := c.FieldScore
+			got = append(got, rec{fs.Field, fs.Method, fs.Score, fs.Threshold, fs.ThresholdFrom, fs.By, fs.Pass})
+		}
 	}
 	want := []rec{
 		{"sales.report.city", MethodAny, 0.45, 0.4, "sub_metrics.truthfulness.values", "table", true},
@@ -111,8 +138,9 @@ func TestAppliedThresholdsRecorded(t *testing.T) {
 		{"sales.report.n", MethodExact, 1, 0, "", "", true},
 		{"sales.report.region", MethodSemantic, 0.6, 0.4, "sub_metrics.truthfulness.values", "table", true},
 		{"response", MethodSemantic, 0.9, 0.5, "threshold", "table", true},
+		{"response.coverage", MethodCoverage, 1, 0.9, "sub_metrics.completeness.response", "", true},
 		{"response.clause[0]", MethodExact, 1, 0, "", "", true},
-		{"response.clause[1]", MethodSemantic, 0.7, 0.65, "sub_metrics.completeness.response", "table", true},
+		{"response.clause[1]", MethodSemantic, 0.7, 0.65, "sub_metrics.completeness.clause", "table", true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("field scores\n got %+v\nwant %+v", got, want)

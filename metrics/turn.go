@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/tooldef"
 )
 
@@ -25,6 +26,8 @@ type judger struct {
 	sim      simFunc
 	scorerID string
 	tools    *tooldef.Set // the dialog's tool definitions; nil when none
+	vocab    *features.Vocabulary
+	rows     []Turn // the dialog's rows, sorted by TurnNo (User rows give context)
 }
 
 // decide is the metric's one comparison site: the scorer's answer s for
@@ -35,7 +38,7 @@ func (j *judger) decide(field string, q ThresholdQuery, s Similarity) FieldScore
 	q.By = s.By
 	th := j.cfg.Thresholds.For(q)
 	return FieldScore{Field: field, Method: MethodSemantic, Score: s.Score, Threshold: th.Value, ThresholdFrom: th.From, By: s.By,
-		Judge: s.Judge, Pass: s.Score >= th.Value}
+		Judge: s.Judge, Cosine: s.Cosine, Pass: s.Score >= th.Value}
 }
 
 func (j *judger) newVerdict(g *Turn, predictTurnNo int) Verdict {
@@ -64,7 +67,7 @@ func (j *judger) pair(g, p *Turn) (judged, error) {
 	if err != nil {
 		return judged{}, fmt.Errorf("dialog %q turn %d: %w", g.DialogID, g.TurnNo, err)
 	}
-	if d, ok := deciding(out.v.FieldScores); ok {
+	if d, ok := deciding(out.v.FieldScores, out.v.Clauses...); ok {
 		out.v.Threshold = &d.Threshold
 	}
 	finish(&out.v)
@@ -297,78 +300,125 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 		}
 		truth = j.decide("response", ThresholdQuery{SubMetric: SubTruthResponse}, s)
 	}
-	clauses, coverage, err := j.coverage(gold, pred)
+	clauses, coverage, err := j.coverage(gold, pred, j.contextBefore(g.TurnNo))
 	if err != nil {
 		return judged{}, err
 	}
-	complete := true
-	for _, cs := range clauses {
-		complete = complete && cs.Pass
-	}
-	v.FieldScores = append([]FieldScore{truth}, clauses...)
-	v.fail(complete, ReasonIncompleteResponse)
+	v.FieldScores, v.Clauses = []FieldScore{truth, coverage}, clauses
+	v.fail(coverage.Pass, ReasonIncompleteResponse)
 	v.fail(truth.Pass, ReasonInconsistentResponse)
-	v.Completeness, v.Truthfulness = outcome(complete), outcome(truth.Pass)
-	if !complete || !truth.Pass {
+	v.Completeness, v.Truthfulness = outcome(coverage.Pass), outcome(truth.Pass)
+	if !coverage.Pass || !truth.Pass {
 		out.diffs = []valueDiff{{gold: []string{gold}, pred: pred}}
 	}
-	out.quality = (clamp01(truth.Score) + coverage) / 2
+	out.quality = (clamp01(truth.Score) + coverage.Score) / 2
 	return out, nil
 }
 
-// coverage scores every gold clause by its best-matching predicted clause.
-// A clause found verbatim is exact and needs no scorer call.
-func (j *judger) coverage(gold, pred string) ([]FieldScore, float64, error) {
-	q := ThresholdQuery{SubMetric: SubCompleteResponse}
-	gc, pc := SplitClauses(gold), SplitClauses(pred)
-	scores := make([]FieldScore, 0, len(gc))
-	sum := 0.0
-	for i, g := range gc {
-		field := fmt.Sprintf("response.clause[%d]", i)
-		var fs FieldScore
-		switch {
-		case slices.Contains(pc, g):
-			fs = FieldScore{Field: field, Method: MethodExact, Score: 1, Pass: true}
-		case len(pc) > 0:
-			var err error
-			if fs, err = j.bestClause(field, q, g, pc); err != nil {
-				return nil, 0, fmt.Errorf("%s: %w", field, err)
-			}
-		default: // no predicted clause: held to the threshold no clause could reach
-			th := j.cfg.Thresholds.For(q)
-			fs = FieldScore{Field: field, Method: MethodMissing, Threshold: th.Value, ThresholdFrom: th.From}
+// contextBefore is what the user said in the dialog before turn turnNo:
+// restating it carries no task content.
+func (j *judger) contextBefore(turnNo int) features.Context {
+	ctx := features.Context{}
+	for _, r := range j.rows {
+		if r.TurnNo >= turnNo {
+			break
 		}
-		sum += clamp01(fs.Score)
-		scores = append(scores, fs)
+		if r.Role == RoleUser {
+			ctx.AddUtterance(r.GoldResponse)
+		}
 	}
-	if len(gc) == 0 {
-		return scores, 1, nil
-	}
-	return scores, sum / float64(len(gc)), nil
+	return ctx
 }
 
-// bestClause decides gold clause g (at field) against every predicted
-// clause (alternatives of one decision: Comparison.Among) and keeps the
-// best: the widest margin over its threshold (with one threshold for all,
-// the highest score); the first of equals. A spared alternative is never
-// kept: another decides for it.
-func (j *judger) bestClause(field string, q ThresholdQuery, g string, pc []string) (FieldScore, error) {
-	var best FieldScore
+// coverage judges every gold clause and returns the reply's coverage: the
+// share of the required clauses' weight that the prediction covers, held
+// to Thresholds.Coverage. A clause is required when it carries task
+// content (its weight, given what the user said before, is above 0); it
+// is covered when its best-matching predicted clause passes the
+// completeness.clause threshold and the predicted reply states every
+// anchor of the clause the user did not state first. A clause found
+// verbatim is exact and needs no scorer call; a clause that is not
+// required is never compared. With no required clause the coverage is 1.
+func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScore, FieldScore, error) {
+	gc, pc := SplitClauses(gold), SplitClauses(pred)
+	predAnchors := features.Anchors(features.Tokenize(pred))
+	out := make([]ClauseScore, 0, len(gc))
+	var required, covered float64
+	for i, g := range gc {
+		cs := ClauseScore{Text: g, Weight: j.vocab.Weight(g, ctx), Predicted: -1}
+		cs.Field = fmt.Sprintf("response.clause[%d]", i)
+		cs.Required = cs.Weight > 0
+		if !cs.Required {
+			cs.Method, cs.Pass = MethodNotRequired, true
+			out = append(out, cs)
+			continue
+		}
+		if err := j.bestClause(&cs, pc); err != nil {
+			return nil, FieldScore{}, fmt.Errorf("%s: %w", cs.Field, err)
+		}
+		cs.MissingAnchors = features.DiffAnchors(ownAnchors(g, ctx), predAnchors)
+		cs.Covered = cs.Pass && len(cs.MissingAnchors) == 0
+		required += cs.Weight
+		if cs.Covered {
+			covered += cs.Weight
+		}
+		out = append(out, cs)
+	}
+	share := 1.0
+	if required > 0 {
+		share = covered / required
+	}
+	th := j.cfg.Thresholds.Coverage()
+	return out, FieldScore{Field: "response.coverage", Method: MethodCoverage, Score: share, Threshold: th.Value,
+		ThresholdFrom: th.From, Pass: share >= th.Value}, nil
+}
+
+// ownAnchors are the anchors of a gold clause the user did not state
+// before (ctx), sorted.
+func ownAnchors(clause string, ctx features.Context) []string {
+	var out []string
+	for _, a := range features.Anchors(features.Tokenize(clause)) {
+		if !ctx[a] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// bestClause decides gold clause cs.Text against the predicted clauses
+// (alternatives of one decision: Comparison.Among) and keeps the best in
+// cs: one found verbatim (exact, no scorer call), else the widest margin
+// over its threshold (with one threshold for all, the highest score; the
+// first of equals). A spared alternative is never kept: another decides
+// for it. With no predicted clause it is missing, held to the threshold
+// no clause could reach.
+func (j *judger) bestClause(cs *ClauseScore, pc []string) error {
+	q := ThresholdQuery{SubMetric: SubCompleteClause}
+	if k := slices.Index(pc, cs.Text); k >= 0 {
+		cs.FieldScore = FieldScore{Field: cs.Field, Method: MethodExact, Score: 1, Pass: true}
+		cs.Predicted, cs.PredictedText = k, pc[k]
+		return nil
+	}
+	if len(pc) == 0 {
+		th := j.cfg.Thresholds.For(q)
+		cs.FieldScore = FieldScore{Field: cs.Field, Method: MethodMissing, Threshold: th.Value, ThresholdFrom: th.From}
+		return nil
+	}
 	among, found := strings.Join(pc, "\n"), false
-	for _, p := range pc {
-		s, err := j.sim(Comparison{Kind: CompareClause, Field: field, Gold: g, Predicted: p, Among: among})
+	for k, p := range pc {
+		s, err := j.sim(Comparison{Kind: CompareClause, Field: cs.Field, Gold: cs.Text, Predicted: p, Among: among})
 		if err != nil {
-			return FieldScore{}, err
+			return err
 		}
 		if s.Spared {
 			continue
 		}
-		if fs := j.decide(field, q, s); !found || fs.Score-fs.Threshold > best.Score-best.Threshold {
-			best, found = fs, true
+		if fs := j.decide(cs.Field, q, s); !found || fs.Score-fs.Threshold > cs.Score-cs.Threshold {
+			cs.FieldScore, cs.Predicted, cs.PredictedText, found = fs, k, p, true
 		}
 	}
 	if !found {
-		return FieldScore{}, fmt.Errorf("every alternative of gold clause %q was spared: %w", clip(g), ErrScorer)
+		return fmt.Errorf("every alternative of gold clause %q was spared: %w", clip(cs.Text), ErrScorer)
 	}
-	return best, nil
+	return nil
 }

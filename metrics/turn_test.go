@@ -101,8 +101,8 @@ func TestResponseChecks(t *testing.T) {
 			if v.Kind != KindResponse || v.Structure != OutcomeNA || v.ChainLength != 0 || v.ChainBucket != "" {
 				t.Errorf("kind %s structure %s chain %d %q", v.Kind, v.Structure, v.ChainLength, v.ChainBucket)
 			}
-			if v.FieldScores[0].Field != "response" || len(v.FieldScores) != 3 {
-				t.Errorf("field scores %+v: want response + 2 clauses", v.FieldScores)
+			if len(v.FieldScores) != 2 || v.FieldScores[0].Field != "response" || v.FieldScores[1].Field != "response.coverage" || len(v.Clauses) != 2 {
+				t.Errorf("field scores %+v, clauses %+v: want response, response.coverage and 2 clauses", v.FieldScores, v.Clauses)
 			}
 		})
 	}

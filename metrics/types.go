@@ -144,11 +144,14 @@ const (
 )
 
 // FieldScore records how one parameter value (or one reply, or one gold
-// clause) was compared.
+// clause, or a reply's coverage) was compared.
 type FieldScore struct {
-	Field  string  // "tool.action.param" (nested: "tool.action.param.sub[0]"); "response" for replies; "response.clause[i]"
-	Method string  // one of the Method constants: "exact", "typed", "any", "semantic", "missing", ...
-	Score  float64 // 1 for exact/typed matches, the similarity for semantic ones
+	// Field is "tool.action.param" (nested: "tool.action.param.sub[0]");
+	// "response" for replies, "response.coverage" for their coverage and
+	// "response.clause[i]" for gold clause i (ClauseScore).
+	Field  string
+	Method string  // one of the Method constants: "exact", "typed", "any", "semantic", "missing", "coverage", ...
+	Score  float64 // 1 for exact/typed matches, the similarity for semantic ones, the covered share for "coverage"
 	// Threshold is the threshold the value was held to and ThresholdFrom
 	// the thresholds entry it came from ("fields.<key>", "types.<type>",
 	// "sub_metrics.<name>", "threshold"): set for semantic comparisons,
@@ -164,6 +167,38 @@ type FieldScore struct {
 	// Judge is Similarity.Judge of the deciding comparison: set when an
 	// escalating scorer asked a judge about it.
 	Judge *JudgeNote
+	// Cosine is Similarity.Cosine of the deciding comparison: the
+	// embedding similarity when Score is something else (a fitted
+	// composite's probability); nil otherwise.
+	Cosine *float64
+}
+
+// ClauseScore records how one clause of a gold reply was judged for
+// completeness (see Metric.WithVocabulary). FieldScore holds the best
+// predicted clause's comparison: Field "response.clause[i]", Method
+// "exact", "semantic" or "missing" (no predicted clause), "not_required"
+// for a clause that carries no task content (never compared), and Pass
+// whether its score reached its threshold.
+type ClauseScore struct {
+	FieldScore
+	// Text is the gold clause.
+	Text string
+	// Weight is how much task content the clause carries
+	// (features.Vocabulary.Weight); Required is Weight > 0.
+	Weight   float64
+	Required bool
+	// Predicted is the index of the best predicted clause (among
+	// SplitClauses of the predicted reply) and PredictedText that clause;
+	// -1 and "" when none was compared.
+	Predicted     int
+	PredictedText string
+	// MissingAnchors are the clause's anchors (numbers, dates, times,
+	// codes: features.Anchors) that the predicted reply does not state,
+	// leaving out those the user said before. A clause missing one is not
+	// covered, however similar its wording.
+	MissingAnchors []string
+	// Covered is Required && Pass && no anchor is missing.
+	Covered bool
 }
 
 // Verdict is the judgement of one scored turn.
@@ -181,6 +216,9 @@ type Verdict struct {
 	MissingKeys   []string
 	ExtraKeys     []string
 	FieldScores   []FieldScore
+	// Clauses are the gold reply's clauses as completeness judged them
+	// (response turns with a prediction); nil otherwise.
+	Clauses []ClauseScore
 
 	Structure    Outcome
 	Completeness Outcome

@@ -44,8 +44,9 @@ func (a *marginAcc) turn(t *rundir.TurnRow) {
 	for _, c := range t.FailedChecks {
 		other = other || c != string(metrics.ReasonPriorActionFailed) && !metrics.Reason(c).ThresholdBound()
 	}
-	for i := range t.FieldScores {
-		fs := &t.FieldScores[i]
+	scores := t.AllScores()
+	for i := range scores {
+		fs := &scores[i]
 		if fs.Judged() {
 			a.m.Judged++
 		}

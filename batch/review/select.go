@@ -151,7 +151,7 @@ func Select(ctx context.Context, rd *rundir.Run, opts Options) ([]Item, Stats, e
 		if err != nil {
 			return nil, st, err
 		}
-		for _, fs := range t.FieldScores {
+		for _, fs := range t.AllScores() {
 			if !fs.ScorerDecided() {
 				continue
 			}

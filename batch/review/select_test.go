@@ -46,7 +46,7 @@ func candidates(t *testing.T, rd *rundir.Run, in func(score, thr float64) bool) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fs := range tr.FieldScores {
+		for _, fs := range tr.AllScores() {
 			if fs.ScorerDecided() && in(fs.FirstScore(), fs.Threshold) {
 				k := Key{DialogID: tr.DialogID, Trial: -1, TurnNo: tr.TurnNo, Field: fs.Field}
 				out[k] = fs

@@ -56,7 +56,38 @@ type FieldScoreRow struct {
 	// the embedding cosine of the comparison (under a fitted composite,
 	// the cosine, not the probability that lay in the band), the judge's
 	// one-sentence reason, or why it gave none (the first scorer then
-	// decided). Null otherwise.
+	// decided). Null otherwise. Cosine is also the embedding cosine of a
+	// comparison a fitted composite scored (by "composite": Score is its
+	// probability).
+	Cosine      *float64 `parquet:"cosine,optional" json:"cosine"`
+	JudgeReason *string  `parquet:"judge_reason,optional" json:"judge_reason"`
+	JudgeError  *string  `parquet:"judge_error,optional" json:"judge_error"`
+}
+
+// ClauseRow is one clause of a gold reply inside a TurnRow: how
+// completeness judged it (see metrics.ClauseScore). A clause that is not
+// required was never compared: its predicted, score and threshold are
+// null.
+type ClauseRow struct {
+	Field    string  `parquet:"field" json:"field"` // "response.clause[i]"
+	Gold     string  `parquet:"gold" json:"gold"`   // the gold clause
+	Weight   float64 `parquet:"weight" json:"weight"`
+	Required bool    `parquet:"required" json:"required"`
+	Covered  bool    `parquet:"covered" json:"covered"`
+	Method   string  `parquet:"method" json:"method"` // exact, semantic, missing, not_required
+	// Predicted is the index of the best predicted clause and
+	// PredictedText that clause.
+	Predicted     *int64   `parquet:"predicted,optional" json:"predicted"`
+	PredictedText *string  `parquet:"predicted_text,optional" json:"predicted_text"`
+	Score         *float64 `parquet:"score,optional" json:"score"`
+	Threshold     *float64 `parquet:"threshold,optional" json:"threshold"`
+	ThresholdFrom *string  `parquet:"threshold_from,optional" json:"threshold_from"`
+	// Pass is whether Score reached Threshold; Covered also needs every
+	// anchor of the clause stated (MissingAnchors empty).
+	Pass           bool     `parquet:"pass" json:"pass"`
+	MissingAnchors []string `parquet:"missing_anchors,list" json:"missing_anchors"`
+	// By, Cosine, JudgeReason and JudgeError are as in FieldScoreRow.
+	By          *string  `parquet:"by,optional" json:"by"`
 	Cosine      *float64 `parquet:"cosine,optional" json:"cosine"`
 	JudgeReason *string  `parquet:"judge_reason,optional" json:"judge_reason"`
 	JudgeError  *string  `parquet:"judge_error,optional" json:"judge_error"`
@@ -115,6 +146,10 @@ type TurnRow struct {
 	EmbedPass *bool `parquet:"embed_pass,optional" json:"embed_pass"`
 	// Trial is the dialog's trial (DialogRow.Trial).
 	Trial *int64 `parquet:"trial,optional" json:"trial"`
+	// Clauses are the gold reply's clauses as completeness judged them
+	// (response turns with a prediction); null for other turns. The
+	// reply's coverage is field_scores' "response.coverage".
+	Clauses []ClauseRow `parquet:"clauses,optional,list" json:"clauses"`
 }
 
 // DialogRow is one row of dialogs.parquet: the composed verdict of one
@@ -246,6 +281,33 @@ func (ts *TurnSchema) Row(tr *TurnRow, extra parquet.Row) parquet.Row {
 	return golden.AppendExtra(row, ts.baseLeafs, extra)
 }
 
+// AllScores lists the turn's comparisons as field scores: its
+// field_scores, then, for a reply, the best comparison of each gold
+// clause that was compared (the clauses column; a clause that is not
+// required was never compared).
+func (t *TurnRow) AllScores() []FieldScoreRow { return ScoresOf(t.FieldScores, t.Clauses) }
+
+// ScoresOf is TurnRow.AllScores of a turn's field_scores and clauses, for
+// readers that read the columns into a type of their own.
+func ScoresOf(fieldScores []FieldScoreRow, clauses []ClauseRow) []FieldScoreRow {
+	out := fieldScores
+	for _, c := range clauses {
+		if c.Score == nil {
+			continue
+		}
+		fs := FieldScoreRow{Field: c.Field, Method: c.Method, Score: *c.Score, Pass: c.Pass, By: c.By,
+			Cosine: c.Cosine, JudgeReason: c.JudgeReason, JudgeError: c.JudgeError}
+		if c.Threshold != nil {
+			fs.Threshold = *c.Threshold
+		}
+		if c.ThresholdFrom != nil {
+			fs.ThresholdFrom = *c.ThresholdFrom
+		}
+		out = append(out[:len(out):len(out)], fs)
+	}
+	return out
+}
+
 // ScorerDecided reports whether a compared value's outcome came from the
 // similarity scorer: semantic comparisons, and $any alternatives that were
 // compared semantically (By names the scorer; runs written before that
@@ -258,10 +320,11 @@ func (fs FieldScoreRow) ScorerDecided() bool {
 
 // FirstScore is the score the first scorer gave a compared value: the
 // cosine the judge was asked about when a judge decided it (an escalating
-// run), else its score. Sweep calibrates the first scorer's thresholds;
-// the judge's decisions are held to a fixed threshold.
+// run), the cosine a fitted composite started from, else its score. Sweep
+// calibrates the first scorer's thresholds; the judge's decisions are held
+// to a fixed threshold, the composites' to their own.
 func (fs FieldScoreRow) FirstScore() float64 {
-	if fs.Judged() && fs.Cosine != nil {
+	if (fs.Judged() || fs.By != nil && *fs.By == metrics.ByComposite) && fs.Cosine != nil {
 		return *fs.Cosine
 	}
 	return fs.Score
@@ -272,15 +335,18 @@ func (fs FieldScoreRow) Judged() bool { return fs.By != nil && *fs.By == metrics
 
 // SubMetricOf names the sub-metric a compared value belongs to: parameter
 // values of action turns are truthfulness.values; in response turns the
-// clause-coverage scores (fields naming completeness or a clause) are
-// completeness.response and the reply itself truthfulness.response.
+// coverage ("response.coverage") is completeness.response, a clause
+// ("response.clause[i]": the clauses column, or field_scores of runs
+// written before coverage) completeness.clause, and the reply itself
+// truthfulness.response.
 func SubMetricOf(kind, field string) string {
-	if kind == string(metrics.KindAction) {
+	switch {
+	case kind == string(metrics.KindAction):
 		return metrics.SubTruthValues
-	}
-	f := strings.ToLower(field)
-	if strings.Contains(f, "complete") || strings.Contains(f, "clause") {
+	case field == "response.coverage":
 		return metrics.SubCompleteResponse
+	case strings.Contains(strings.ToLower(field), "clause"):
+		return metrics.SubCompleteClause
 	}
 	return metrics.SubTruthResponse
 }

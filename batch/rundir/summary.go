@@ -239,7 +239,7 @@ func (a *summaryAcc) addJudge(t *TurnRow) {
 		return
 	}
 	a.judged = true
-	for _, fs := range t.FieldScores {
+	for _, fs := range t.AllScores() {
 		if fs.By == nil {
 			continue
 		}

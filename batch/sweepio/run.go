@@ -66,6 +66,19 @@ type RunInfo struct {
 	// Overridden counts field labels of the dataset's field_labels column
 	// that a labels file's label of the same field replaced.
 	Overridden int `json:"overridden_field_labels,omitempty"`
+	// ClauseThreshold is the similarity the run held gold clauses to
+	// (completeness.clause, else its global threshold), when it scored
+	// replies by coverage: the coverage threshold sweep fits holds for
+	// coverage computed at it, so thresholds.json keeps it.
+	ClauseThreshold *float64 `json:"clause_threshold,omitempty"`
+}
+
+// clauseThreshold is ClauseThreshold of a run's info; nil for none.
+func (i *RunInfo) clauseThreshold() *float64 {
+	if i == nil {
+		return nil
+	}
+	return i.ClauseThreshold
 }
 
 // Reasons a labelled turn or field is kept out of threshold fitting (it
@@ -136,6 +149,10 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 		if err := addTurn(&in, info, &t, labels[turnKey{t.DialogID, trialKey(t.Trial), t.TurnNo}], path, row); err != nil {
 			return sweep.Input{}, nil, err
 		}
+		if info.ClauseThreshold == nil && t.scoredByCoverage() {
+			c := rd.Summary.Thresholds.For(metrics.ThresholdQuery{SubMetric: metrics.SubCompleteClause}).Value
+			info.ClauseThreshold = &c
+		}
 		if info.Scorer == "" {
 			info.Scorer = t.Scorer
 		}
@@ -166,6 +183,7 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 	if len(info.Excluded) == 0 {
 		info.Excluded = nil
 	}
+	in.Excluded = info.Excluded
 	return in, info, nil
 }
 
@@ -192,6 +210,28 @@ type turnView struct {
 	Scorer       string                 `parquet:"scorer"`
 	EmbedPass    *bool                  `parquet:"embed_pass,optional"`
 	FieldLabels  *string                `parquet:"field_labels,optional"`
+	Clauses      []rundir.ClauseRow     `parquet:"clauses,optional,list"`
+}
+
+// scores are the turn's comparisons: its field scores and compared
+// clauses (rundir.ScoresOf).
+func (t *turnView) scores() []rundir.FieldScoreRow { return rundir.ScoresOf(t.FieldScores, t.Clauses) }
+
+// scoredByCoverage reports whether the turn is a reply judged by coverage
+// (runs since completeness.response became a coverage share).
+func (t *turnView) scoredByCoverage() bool {
+	for _, fs := range t.FieldScores {
+		if fs.Method == metrics.MethodCoverage {
+			return true
+		}
+	}
+	return false
+}
+
+// calibrates reports whether a turn's label calibrates the compared
+// value: a similarity the scorer decided, or a reply's coverage.
+func calibrates(fs rundir.FieldScoreRow) bool {
+	return fs.ScorerDecided() || fs.Method == metrics.MethodCoverage
 }
 
 // fieldBase is the prefix of the field paths of the turn's gold call
@@ -260,7 +300,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 		fs, ok := findField(t, e.field)
 		if !ok {
 			var have []string
-			for _, f := range t.FieldScores {
+			for _, f := range t.scores() {
 				have = append(have, f.Field)
 			}
 			where := FieldLabelsColumn
@@ -294,7 +334,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 		other = other || c != string(metrics.ReasonPriorActionFailed) && !metrics.Reason(c).ThresholdBound()
 	}
 	for _, fs := range t.FieldScores {
-		if fs.ScorerDecided() {
+		if calibrates(fs) {
 			decided = append(decided, fs)
 		} else if !fs.Pass {
 			other = true
@@ -308,32 +348,77 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 		info.Excluded[ExcludedOtherCheck]++
 		return nil
 	}
-	lowest := decided[0]
-	for _, fs := range decided[1:] {
-		if fs.FirstScore() < lowest.FirstScore() {
-			lowest = fs
-		}
-	}
-	s := sweep.Sample{Group: t.DialogID, SubMetric: rundir.SubMetricOf(t.Kind, lowest.Field), Field: field(lowest),
-		Score: lowest.FirstScore(), HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
-	withFeatures(&s, t, lowest)
-	for _, fs := range decided {
-		if fs != lowest && s.HasFeatures {
-			if g, p, ok := comparedTexts(t, fs); ok {
-				s.Others = append(s.Others, features.Extract(g, p, fs.FirstScore()))
+	for _, g := range calibrated(decided, t.Kind, hasLabel && !label) {
+		s := sweep.Sample{Group: t.DialogID, SubMetric: rundir.SubMetricOf(t.Kind, g[0].Field), Field: field(g[0]),
+			Score: g[0].FirstScore(), HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
+		withFeatures(&s, t, g[0])
+		for _, fs := range g[1:] {
+			if !s.HasFeatures {
+				break
+			}
+			if gt, pt, ok := comparedTexts(t, fs); ok {
+				s.Others = append(s.Others, features.Extract(gt, pt, fs.FirstScore()))
 			} else {
 				s.HasFeatures = false // the composite needs every comparison of the turn
 			}
 		}
+		in.Samples = append(in.Samples, s)
 	}
-	in.Samples = append(in.Samples, s)
 	return nil
 }
+
+// calibrated groups a labelled turn's scorer-decided comparisons by
+// sub-metric, each group's lowest score first (the comparison that decides
+// it under one threshold), and returns the groups the turn's label
+// calibrates. The turn passes only when every group passes, so a passing
+// label calibrates them all; a failing one calibrates the groups the run
+// failed, or, when it failed none, the one closest to failing (lowest
+// score - threshold). An action turn has one group (truthfulness.values);
+// a reply has its similarity (truthfulness.response) and its coverage
+// (completeness.response).
+func calibrated(decided []rundir.FieldScoreRow, kind string, failLabel bool) [][]rundir.FieldScoreRow {
+	var groups [][]rundir.FieldScoreRow
+	index := map[string]int{}
+	for _, fs := range decided {
+		sub := rundir.SubMetricOf(kind, fs.Field)
+		k, ok := index[sub]
+		if !ok {
+			k = len(groups)
+			index[sub] = k
+			groups = append(groups, nil)
+		}
+		g := append(groups[k], fs)
+		if last := len(g) - 1; g[last].FirstScore() < g[0].FirstScore() {
+			g[0], g[last] = g[last], g[0]
+		}
+		groups[k] = g
+	}
+	if !failLabel || len(groups) == 1 {
+		return groups
+	}
+	var failed [][]rundir.FieldScoreRow
+	closest := 0
+	for i, g := range groups {
+		if !g[0].Pass {
+			failed = append(failed, g)
+		}
+		if margin(g[0]) < margin(groups[closest][0]) {
+			closest = i
+		}
+	}
+	if len(failed) == 0 {
+		failed = groups[closest : closest+1]
+	}
+	return failed
+}
+
+// margin is how far a comparison's first score lies above its threshold.
+func margin(fs rundir.FieldScoreRow) float64 { return fs.FirstScore() - fs.Threshold }
 
 // findField finds a turn's compared value by full path, or by the path
 // without its "tool.action." prefix.
 func findField(t *turnView, key string) (rundir.FieldScoreRow, bool) {
-	for _, fs := range t.FieldScores {
+	for _, fs := range t.scores() {
 		if fs.Field == key {
 			return fs, true
 		}

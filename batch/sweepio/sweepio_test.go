@@ -24,6 +24,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/metrics/sweep"
 	"github.com/aem-dev/aem/thresholds"
 )
@@ -134,8 +135,9 @@ func TestReadRunChoosesScores(t *testing.T) {
 		actionTurn("a", 2, true, ptr(true), exact("crm.find.limit")),
 		actionTurn("b", 1, false, ptr(false), sem("crm.find.city", 0.3), rundir.FieldScoreRow{Field: "crm.find.n", Method: metrics.MethodTyped, Score: 0, Pass: false}),
 		actionTurn("b", 2, false, nil, sem("crm.find.city", 0.2)),
+		// A run written before coverage: its clauses are similarities.
 		{DialogID: "c", TurnNo: 1, Kind: "response", Role: "Agent", Pass: true, HumanScore: ptr(4.0),
-			FieldScores: []rundir.FieldScoreRow{sem("response", 0.8), sem("response.clause[0]", 0.6)}},
+			FieldScores: []rundir.FieldScoreRow{sem("response", 0.8), sem("response.clause[0]", 0.6), sem("response.clause[1]", 0.7)}},
 	}
 	in, info, err := ReadRun(context.Background(), writeRun(t, rows), RunOptions{})
 	if err != nil {
@@ -143,7 +145,8 @@ func TestReadRunChoosesScores(t *testing.T) {
 	}
 	want := []sweep.Sample{
 		{Group: "a", SubMetric: metrics.SubTruthValues, Field: "crm.find.name", Score: 0.7, HasLabel: true, Label: true, Ref: "dialog a turn 1"},
-		{Group: "c", SubMetric: metrics.SubCompleteResponse, Score: 0.6, HasHuman: true, Human: 4, Ref: "dialog c turn 1"},
+		{Group: "c", SubMetric: metrics.SubTruthResponse, Score: 0.8, HasHuman: true, Human: 4, Ref: "dialog c turn 1"},
+		{Group: "c", SubMetric: metrics.SubCompleteClause, Score: 0.6, HasHuman: true, Human: 4, Ref: "dialog c turn 1"},
 	}
 	if !reflect.DeepEqual(in.Samples, want) {
 		t.Errorf("samples:\n got %+v\nwant %+v", in.Samples, want)
@@ -154,6 +157,81 @@ func TestReadRunChoosesScores(t *testing.T) {
 	if info.Turns != 5 || info.Scorer != "lexical" || info.LabelledTurns != 4 ||
 		info.Excluded[ExcludedNoSemantic] != 1 || info.Excluded[ExcludedOtherCheck] != 1 {
 		t.Errorf("info: %+v", info)
+	}
+}
+
+func coverage(score, threshold float64) rundir.FieldScoreRow {
+	return rundir.FieldScoreRow{Field: "response.coverage", Method: metrics.MethodCoverage, Score: score, Threshold: threshold,
+		ThresholdFrom: "default", Pass: score >= threshold}
+}
+
+// TestReplyLabelCalibratesItsChecks: a reply passes when its similarity
+// and its coverage both do, so a passing label calibrates both, and a
+// failing one the check the run failed, or the one closest to failing.
+func TestReplyLabelCalibratesItsChecks(t *testing.T) {
+	reply := func(id string, label bool, fs ...rundir.FieldScoreRow) rundir.TurnRow {
+		return rundir.TurnRow{DialogID: id, TurnNo: 1, Kind: "response", Role: "Agent", Pass: true, HumanLabel: ptr(label), FieldScores: fs}
+	}
+	for _, tc := range []struct {
+		name string
+		row  rundir.TurnRow
+		want []string // sub-metric:score
+	}{
+		{"pass: both", reply("a", true, sem("response", 0.8), coverage(1, 1)), []string{"truthfulness.response:0.8", "completeness.response:1"}},
+		{"fail, coverage failed", reply("b", false, sem("response", 0.8), coverage(0.6, 1)), []string{"completeness.response:0.6"}},
+		{"fail, similarity failed", reply("c", false, sem("response", 0.4), coverage(1, 1)), []string{"truthfulness.response:0.4"}},
+		{"fail, both failed", reply("d", false, sem("response", 0.4), coverage(0.5, 1)), []string{"truthfulness.response:0.4", "completeness.response:0.5"}},
+		{"fail, none failed: the closest", reply("e", false, sem("response", 0.55), coverage(1, 0.9)), []string{"truthfulness.response:0.55"}},
+		{"exact reply: coverage alone", reply("f", false, exact("response"), coverage(0.5, 1)), []string{"completeness.response:0.5"}},
+	} {
+		in, _, err := ReadRun(context.Background(), writeRun(t, []rundir.TurnRow{tc.row}), RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range in.Samples {
+			got = append(got, fmt.Sprintf("%s:%g", s.SubMetric, s.Score))
+			if s.SubMetric == metrics.SubCompleteResponse && s.HasFeatures {
+				t.Errorf("%s: a coverage sample has features", tc.name)
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: samples %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A field label on a gold clause calibrates that clause's similarity
+// (completeness.clause), with the features of the gold clause and the
+// predicted clause that covered it.
+func TestClauseFieldLabel(t *testing.T) {
+	score, th := 0.62, 0.5
+	row := rundir.TurnRow{DialogID: "a", TurnNo: 1, Kind: "response", Role: "Agent", Pass: false,
+		GoldResponse: ptr("It costs $5. Anything else?"), PredictResponse: ptr("The price is $6."),
+		FieldScores: []rundir.FieldScoreRow{sem("response", 0.8), coverage(0, 1)},
+		Clauses: []rundir.ClauseRow{
+			{Field: "response.clause[0]", Gold: "It costs $5.", Weight: 3, Required: true, Method: metrics.MethodSemantic,
+				Predicted: new(int64), PredictedText: ptr("The price is $6."), Score: &score, Threshold: &th, ThresholdFrom: ptr("threshold"),
+				Pass: true, MissingAnchors: []string{"n5"}, By: ptr("lexical")},
+			{Field: "response.clause[1]", Gold: "Anything else?", Method: metrics.MethodNotRequired, Pass: true, MissingAnchors: []string{}},
+		}}
+	labels := writeFile(t, "l.csv", "dialog_id,turn_no,field,label\na,1,response.clause[0],fail\n")
+	in, info, err := ReadRun(context.Background(), writeRun(t, []rundir.TurnRow{row}), RunOptions{LabelsFile: labels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Samples) != 1 || info.FieldLabels != 1 {
+		t.Fatalf("samples %+v, info %+v", in.Samples, info)
+	}
+	s := in.Samples[0]
+	want := features.Extract("It costs $5.", "The price is $6.", score)
+	if s.SubMetric != metrics.SubCompleteClause || s.Score != score || !s.HasLabel || s.Label || !s.HasFeatures || s.Features != want {
+		t.Errorf("sample %+v, want completeness.clause at %v with the clauses' features", s, score)
+	}
+	// A clause that was never compared is no field to label.
+	labels = writeFile(t, "l2.csv", "dialog_id,turn_no,field,label\na,1,response.clause[1],fail\n")
+	if _, _, err := ReadRun(context.Background(), writeRun(t, []rundir.TurnRow{row}), RunOptions{LabelsFile: labels}); !errors.Is(err, ErrUnknownField) {
+		t.Errorf("label on a clause never compared: %v, want ErrUnknownField", err)
 	}
 }
 

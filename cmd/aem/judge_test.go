@@ -190,7 +190,7 @@ func TestRunJudgeBandFromThresholdsFile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, fs := range tr.FieldScores {
+				for _, fs := range tr.AllScores() {
 					switch {
 					case fs.By == nil:
 					case fs.Cosine != nil:
@@ -290,7 +290,7 @@ func checkJudgedRun(t *testing.T, dir string, calls int) {
 		if *tr.EmbedPass != tr.Pass {
 			flipped++
 		}
-		for _, fs := range tr.FieldScores {
+		for _, fs := range tr.AllScores() {
 			if fs.By == nil || *fs.By != metrics.ByJudge {
 				continue
 			}

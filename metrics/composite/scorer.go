@@ -2,6 +2,9 @@ package composite
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,13 +14,14 @@ import (
 )
 
 // ByComposite is the decider a Scorer records for the comparisons it
-// scores (metrics.Similarity.By).
-const ByComposite = "composite"
+// scores (metrics.Similarity.By); the metric holds them to
+// metrics.Thresholds.Composite.
+const ByComposite = metrics.ByComposite
 
 // DefaultKey is the key of the model that applies to value and reply
 // comparisons whose sub-metric has no model of its own (a model fitted on
 // all labels pooled, or on labelled pairs).
-const DefaultKey = "default"
+const DefaultKey = metrics.CompositeDefault
 
 // SubMetricOf is the sub-metric whose model applies to a comparison kind:
 // parameter values and whole replies. Clause comparisons have none: a
@@ -45,6 +49,7 @@ var ErrEmbeddingModel = errors.New("composite fitted with another embedding mode
 type Scorer struct {
 	inner  metrics.Scorer
 	models map[string]*Model
+	id     string
 }
 
 // NewScorer validates the models and checks that each was fitted with
@@ -62,7 +67,12 @@ func NewScorer(inner metrics.Scorer, models map[string]*Model) (*Scorer, error) 
 			return nil, fmt.Errorf("composite %q: %w", k, err)
 		}
 	}
-	return &Scorer{inner: inner, models: models}, nil
+	b, err := json.Marshal(models) // map keys sorted: the same models give the same bytes
+	if err != nil {
+		return nil, fmt.Errorf("composite: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return &Scorer{inner: inner, models: models, id: inner.ID() + "+composite:" + hex.EncodeToString(sum[:6])}, nil
 }
 
 // CheckEmbeddingModel refuses a model fitted with another embedding model
@@ -78,8 +88,11 @@ func (m *Model) CheckEmbeddingModel(scorerID string) error {
 	return nil
 }
 
-// ID is the inner scorer's: the embedding model stays what outputs name.
-func (s *Scorer) ID() string { return s.inner.ID() }
+// ID is the inner scorer's followed by "+composite:" and 12 hex digits of
+// the models' sha256, so runs scored with other fits differ in their
+// scorer (resume and compare check it) while the embedding model stays
+// first, as thresholds.ModelOf reads it.
+func (s *Scorer) ID() string { return s.id }
 
 // ModelFor returns the model that applies to a comparison kind, or nil.
 func (s *Scorer) ModelFor(k metrics.CompareKind) *Model {

@@ -47,11 +47,15 @@ func TestScorerAppliesModelsByKind(t *testing.T) {
 			t.Errorf("comparison %d: %+v, want the inner scorer's %+v", i, got[i], raw[i])
 		}
 	}
-	if s.ID() != "lexical" {
-		t.Errorf("ID = %q", s.ID())
+	if !strings.HasPrefix(s.ID(), "lexical+composite:") || len(s.ID()) != len("lexical+composite:")+12 {
+		t.Errorf("ID = %q, want the inner scorer's and the models' digest", s.ID())
 	}
-	// The default model covers replies too.
+	// The default model covers replies too; other models, another ID.
+	id := s.ID()
 	s, _ = NewScorer(inner, map[string]*Model{DefaultKey: numbersMatter("lexical")})
+	if s.ID() == id {
+		t.Errorf("two fits, one ID %q", id)
+	}
 	got, _ = s.Compare(context.Background(), cs[2:])
 	if got[0].By != ByComposite || got[1].By == ByComposite {
 		t.Errorf("default model: %+v", got)

@@ -41,7 +41,8 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Objective: opts.Objective.String(), Labels: countLabels(samples)}
+	sims := similarities(samples)
+	res := &Result{Objective: opts.Objective.String(), Labels: countLabels(sims)}
 	lc := res.Labels
 	if lc.Binary == 0 && lc.Graded == 0 {
 		detail := fmt.Sprintf("%d scored samples, none with a human label or score", len(in.Samples))
@@ -52,21 +53,13 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 			Fix: "add human_label (pass/fail) and/or human_score to turns whose values or replies are compared semantically and rerun aem run, give a labels file (--labels), or calibrate on labelled text pairs (--pairs)"}
 	}
 	if lc.Binary > 0 && (lc.Positive == 0 || lc.Negative == 0) {
-		have, need := "pass", "failing"
-		if lc.Positive == 0 {
-			have, need = "fail", "passing"
-		}
-		return nil, &Error{Err: ErrOneClass, Detail: fmt.Sprintf("all %d binary labels are %s", lc.Binary, have),
-			Fix: fmt.Sprintf("a threshold separates two classes: label some %s cases too (a few dozen of each class is a useful start)", need)}
+		return nil, oneClass(lc, samples, in)
 	}
 
-	var binary, graded []Sample
-	for _, s := range samples {
+	var binary []Sample
+	for _, s := range sims {
 		if s.HasLabel {
 			binary = append(binary, s)
-		}
-		if s.HasHuman {
-			graded = append(graded, s)
 		}
 	}
 	if len(binary) > 0 {
@@ -81,7 +74,7 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 		res.Evaluation = "correlation only (no binary labels, so no threshold is fitted)"
 		res.Warnings = append(res.Warnings, "no binary labels: no threshold fitted; give human_label (or --binarize-at) to fit one")
 	}
-	res.Correlations, err = correlate(ctx, samples, opts, &res.Warnings, "all")
+	res.Correlations, err = correlate(ctx, sims, opts, &res.Warnings, "all")
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +89,67 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// similarities are the samples whose score is a similarity (a cosine, a
+// judge's score): every sub-metric but a reply's coverage, which is a
+// share calibrated on its own (metrics.SubCompleteResponse). The global
+// threshold and the composite are fitted on them.
+func similarities(s []Sample) []Sample {
+	out := make([]Sample, 0, len(s))
+	for _, x := range s {
+		if x.SubMetric != metrics.SubCompleteResponse {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// oneClass is the refusal when the binary labels of the comparisons a
+// threshold is fitted on are all of one class: it says where the labels
+// of the other class went (turns left out of fitting, coverage samples).
+func oneClass(lc LabelCounts, samples []Sample, in Input) error {
+	have, need := "pass", "failing"
+	if lc.Positive == 0 {
+		have, need = "fail", "passing"
+	}
+	detail := fmt.Sprintf("all %d binary labels of the comparisons the similarity threshold is fitted on are %s", lc.Binary, have)
+	fitted := map[string]bool{}
+	var cover [2]int
+	for _, s := range samples {
+		fitted[s.Ref] = true
+		if s.SubMetric == metrics.SubCompleteResponse && s.HasLabel {
+			cover[b2i(s.Label)]++
+		}
+	}
+	var left [2]int
+	for _, v := range in.Verdicts {
+		if !fitted[v.Ref] {
+			left[b2i(v.Human)]++
+		}
+	}
+	if n := left[0] + left[1]; n > 0 {
+		detail += fmt.Sprintf("; %d labelled turns (%d pass, %d fail) were left out of fitting", n, left[1], left[0])
+		if len(in.Excluded) > 0 {
+			var why []string
+			for _, k := range sortedKeys(in.Excluded) {
+				why = append(why, fmt.Sprintf("%d %s", in.Excluded[k], k))
+			}
+			detail += ": " + strings.Join(why, "; ")
+		}
+	}
+	if cover[0]+cover[1] > 0 {
+		detail += fmt.Sprintf("; %d labels (%d pass, %d fail) calibrate the coverage of replies (%s), which is not a similarity", cover[0]+cover[1], cover[1], cover[0], metrics.SubCompleteResponse)
+	}
+	return &Error{Err: ErrOneClass, Detail: detail,
+		Fix: fmt.Sprintf("a threshold separates two classes: label some %s cases among the values and replies the scorer compares (a few dozen of each class is a useful start)", need)}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func prepare(in []Sample, opts Options) ([]Sample, error) {
@@ -489,7 +543,7 @@ func fitGroups(ctx context.Context, res *Result, s []Sample, in Input, opts Opti
 			if err != nil {
 				return fmt.Errorf("sub-metric %s: %w", k, err)
 			}
-			if opts.Fit && g.Threshold != nil {
+			if opts.Fit && g.Threshold != nil && k != metrics.SubCompleteResponse {
 				if g.Composite, err = fitGroupComposite(bySub[k], in, opts); err != nil {
 					res.Warnings = append(res.Warnings, fmt.Sprintf("sub-metric %s: no composite of its own, the global one applies: %v", k, err))
 				}
@@ -652,21 +706,31 @@ func agreement(ctx context.Context, v []Verdict, opts Options) (*Agreement, erro
 
 // Thresholds turns the fit into the thresholds `aem run --thresholds`
 // applies (package thresholds writes them as thresholds.json): the global
-// threshold plus the sub-metric and field thresholds that had enough
-// labels (the others fall back, as metrics.Thresholds.For does). source
+// cosine threshold (the plain cosine's, also when the composite was
+// chosen: the composites' own thresholds travel with their models, see
+// Composites) plus the sub-metric and field thresholds that had enough
+// labels (the others fall back, as metrics.Thresholds.For does); a reply's
+// coverage (completeness.response) is a share, kept in [0, 1]. source
 // says where they came from.
 func (r *Result) Thresholds(source string) (metrics.Thresholds, error) {
 	if r.Threshold == nil {
 		return metrics.Thresholds{}, &Error{Err: ErrNoThreshold, Detail: "only graded human scores were given",
 			Fix: "give binary labels (human_label, a label column) or derive them with --binarize-at"}
 	}
-	t := metrics.Thresholds{Threshold: clampUnit(r.Threshold.Value), Source: source}
+	global := r.Threshold.Value
+	if r.CosineOnly != nil && r.CosineOnly.Threshold != nil {
+		global = r.CosineOnly.Threshold.Value
+	}
+	t := metrics.Thresholds{Threshold: clampUnit(global), Source: source}
 	for k, g := range r.SubMetrics {
 		if g.Threshold != nil {
 			if t.SubMetrics == nil {
 				t.SubMetrics = map[string]float64{}
 			}
 			t.SubMetrics[k] = clampUnit(*g.Threshold)
+			if k == metrics.SubCompleteResponse {
+				t.SubMetrics[k] = math.Max(0, math.Min(1, *g.Threshold))
+			}
 		}
 	}
 	for k, g := range r.Fields {
@@ -678,6 +742,23 @@ func (r *Result) Thresholds(source string) (metrics.Thresholds, error) {
 		}
 	}
 	return t, nil
+}
+
+// Composites are the fitted composites by the sub-metric they apply to:
+// the one fitted on every labelled comparison as
+// metrics.CompositeDefault, and each sub-metric's own; nil without
+// Options.Fit.
+func (r *Result) Composites() map[string]*composite.Model {
+	if r.Composite == nil {
+		return nil
+	}
+	out := map[string]*composite.Model{metrics.CompositeDefault: r.Composite}
+	for k, g := range r.SubMetrics {
+		if g.Composite != nil {
+			out[k] = g.Composite
+		}
+	}
+	return out
 }
 
 // clampUnit keeps a threshold inside [-1, 1], the range of similarities

@@ -61,6 +61,9 @@ type Input struct {
 	// EmbeddingModel is the model whose cosines the samples hold, recorded
 	// in fitted composites.
 	EmbeddingModel composite.EmbeddingModel
+	// Excluded counts the labelled turns kept out of fitting, by reason,
+	// for messages (sweepio.RunInfo.Excluded).
+	Excluded map[string]int
 }
 
 // Options configures Calibrate. The zero value is not useful; start from
