@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aem-dev/aem/metrics"
 )
 
 // Decode reads a thresholds file strictly. name is used in errors (the
@@ -42,6 +45,11 @@ func Decode(name string, data []byte) (File, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return File{}, refuse(name, "", "the file does not decode", exampleFix, err) // checkJSON lets nothing through that fails here
 	}
+	if version < 3 {
+		if err := f.upgradeClauseKey(name); err != nil {
+			return File{}, err
+		}
+	}
 	if p := f.problems(); len(p) > 0 {
 		return File{}, refuse(name, p[0].Key, p[0].Problem, p[0].Fix, nil)
 	}
@@ -49,7 +57,25 @@ func Decode(name string, data []byte) (File, error) {
 }
 
 // exampleFix shows the layout, for errors about the file as a whole.
-const exampleFix = `write it as 'aem sweep' does, e.g. {"version": 2, "threshold": 0.5, "sub_metrics": {"truthfulness.values": 0.75}}`
+const exampleFix = `write it as 'aem sweep' does, e.g. {"version": 3, "threshold": 0.5, "sub_metrics": {"truthfulness.values": 0.75}}`
+
+// upgradeClauseKey reads a version 1 or 2 file's
+// sub_metrics."completeness.response", the similarity a gold clause
+// needed then, as "completeness.clause": since version 3 the former is
+// the coverage a reply needs.
+func (f *File) upgradeClauseKey(name string) error {
+	v, ok := f.SubMetrics[metrics.SubCompleteResponse]
+	if !ok {
+		return nil
+	}
+	if _, both := f.SubMetrics[metrics.SubCompleteClause]; both {
+		return refuse(name, "sub_metrics."+metrics.SubCompleteResponse, fmt.Sprintf("a version %d file gives both %s and %s", f.Version, metrics.SubCompleteResponse, metrics.SubCompleteClause),
+			fmt.Sprintf(`before version 3, %s was the clause similarity: keep one of them, or write "version": 3 and give %s as the share of a reply's content to cover`, metrics.SubCompleteResponse, metrics.SubCompleteResponse), nil)
+	}
+	delete(f.SubMetrics, metrics.SubCompleteResponse)
+	f.SubMetrics[metrics.SubCompleteClause] = v
+	return nil
+}
 
 // versionOf reads and checks the version key.
 func versionOf(name string, data []byte) (int, error) {
@@ -88,6 +114,11 @@ func (f *File) problems() []problem {
 			out = append(out, bandProblems("judge_band.composite", c.Low, c.High, 0, "a probability")...)
 		}
 	}
+	for _, k := range sortedKeys(f.Composite) {
+		if err := f.Composite[k].Validate(); err != nil {
+			out = append(out, problem{"composite." + k, err.Error(), "write the section as 'aem sweep --fit' does, or refit it"})
+		}
+	}
 	if m := f.EmbeddingModel; m != nil {
 		if m.ID == "" {
 			out = append(out, problem{"embedding_model.id", "empty", `name the model, e.g. "use-lite", as the scorer ID embed:<id>@sha256:<sha256> gives it`})
@@ -100,6 +131,15 @@ func (f *File) problems() []problem {
 }
 
 type problem struct{ Key, Problem, Fix string }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
 
 // bandProblems checks an uncertain band at key: both bounds in [min, 1],
 // low not above high.
@@ -253,6 +293,12 @@ func jsonFields(t reflect.Type) (fields map[string]reflect.Type, names, required
 	}
 	fields = map[string]reflect.Type{}
 	for i := range t.NumField() {
+		if sf := t.Field(i); sf.Anonymous && sf.Tag.Get("json") == "" && sf.Type.Kind() == reflect.Struct {
+			f, n, r := jsonFields(sf.Type) // an embedded struct's fields are the object's own
+			maps.Copy(fields, f)
+			names, required = append(names, n...), append(required, r...)
+			continue
+		}
 		tag, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 		if tag != "" && tag != "-" {
 			fields[tag] = t.Field(i).Type

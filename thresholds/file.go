@@ -2,10 +2,14 @@ package thresholds
 
 import (
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/composite"
 )
 
 // Version is the layout Write produces; Decode reads versions 1 to Version.
-const Version = 2
+// Version 3 added "composite" and gave sub_metrics."completeness.response"
+// its meaning of a coverage share; in an older file that key was the
+// clause similarity, and Decode reads it as "completeness.clause".
+const Version = 3
 
 // FileName is the name `aem sweep` gives the file in its output directory.
 const FileName = "thresholds.json"
@@ -38,6 +42,11 @@ type File struct {
 	// score lies in it. aem sweep writes the band it finds; --judge-band
 	// overrides it. The metric does not use it (Lookup leaves it out).
 	JudgeBand *JudgeBand `json:"judge_band,omitempty"`
+	// Composite holds the composites 'aem sweep --fit' fitted (version 3),
+	// by sub-metric (truthfulness.values, truthfulness.response) or
+	// "default": aem run scores the comparisons they apply to with them
+	// (composite.Scorer) and holds them to each model's threshold.
+	Composite map[string]*composite.Model `json:"composite,omitempty"`
 	// Source says where the values came from (informative).
 	Source string `json:"source,omitempty"`
 }
@@ -76,12 +85,15 @@ func keysOf(version int) []string {
 		return []string{"version", "threshold", "sub_metrics", "fields", "model", "source"}
 	case 2:
 		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "judge_band", "source"}
+	case 3:
+		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "judge_band", "composite", "source"}
 	}
 	return nil
 }
 
-// New returns a version-2 file holding t's values, fitted with the scorer
-// scorerID (a metrics.Scorer's ID; "" when unknown).
+// New returns a file of the current version holding t's values (but its
+// Composite thresholds, which the models of File.Composite carry), fitted
+// with the scorer scorerID (a metrics.Scorer's ID; "" when unknown).
 func New(t metrics.Thresholds, scorerID string) File {
 	th := t.Threshold
 	f := File{Version: Version, Threshold: &th, SubMetrics: t.SubMetrics, Types: t.Types, Fields: t.Fields, Source: t.Source}
@@ -106,7 +118,22 @@ func Lookup(f *File, flag float64, explicit bool) metrics.Thresholds {
 		t.Threshold = *f.Threshold
 	}
 	t.SubMetrics, t.Types, t.Fields, t.Source = clone(f.SubMetrics), clone(f.Types), clone(f.Fields), f.Source
+	for k, m := range f.Composite {
+		if t.Composite == nil {
+			t.Composite = map[string]float64{}
+		}
+		t.Composite[k] = m.Threshold
+	}
 	return t
+}
+
+// Composites returns the file's fitted composites (nil when it has none),
+// for composite.NewScorer.
+func (f *File) Composites() map[string]*composite.Model {
+	if f == nil || len(f.Composite) == 0 {
+		return nil
+	}
+	return f.Composite
 }
 
 func clone(m map[string]float64) map[string]float64 {

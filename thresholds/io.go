@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/composite"
 )
 
 // Read reads and strictly decodes the thresholds file at path (see Decode).
@@ -83,4 +85,33 @@ func (m Model) String() string {
 		return m.ID
 	}
 	return m.ID + "@sha256:" + m.SHA256
+}
+
+// Scorer returns the scorer the file applies over first, a run's first
+// scorer (the embedding model's): first itself when the file holds no
+// composite, else its composites over first (composite.NewScorer). It
+// refuses a file fitted with another embedding model than first's, in its
+// embedding_model or in any composite's (name is the file's, for
+// errors). A nil f gives first.
+func (f *File) Scorer(name string, first metrics.Scorer) (metrics.Scorer, error) {
+	if f == nil {
+		return first, nil
+	}
+	if err := f.CheckScorer(name, first.ID()); err != nil {
+		return nil, err
+	}
+	models := f.Composites()
+	if models == nil {
+		return first, nil
+	}
+	for _, k := range sortedKeys(models) {
+		if err := models[k].CheckEmbeddingModel(first.ID()); err != nil {
+			return nil, refuse(name, "composite."+k, err.Error(), "", err)
+		}
+	}
+	s, err := composite.NewScorer(first, models)
+	if err != nil {
+		return nil, refuse(name, "composite", err.Error(), "write the section as 'aem sweep --fit' does, or refit it", err)
+	}
+	return s, nil
 }

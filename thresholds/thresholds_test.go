@@ -12,6 +12,7 @@ import (
 
 	"github.com/aem-dev/aem/batch/badinput"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/composite"
 )
 
 func ptr(f float64) *float64 { return &f }
@@ -27,11 +28,21 @@ func TestDecodeAccepts(t *testing.T) {
 			"sub_metrics": {"truthfulness.values": 0.75, "truthfulness.response": 0.6, "completeness.response": 0.55},
 			"types": {"string": 0.8}, "fields": {"sales_db.aggregate.metric": 0.85, "t.a.p.sub[0]": -0.2},
 			"embedding_model": {"id": "use-lite", "sha256": "` + sha + `"}, "source": "hand-set"}`,
-			File{Version: 2, Threshold: ptr(0.5),
-				SubMetrics:     map[string]float64{"truthfulness.values": 0.75, "truthfulness.response": 0.6, "completeness.response": 0.55},
+			File{Version: 2, Threshold: ptr(0.5), // completeness.response was the clause similarity before version 3
+				SubMetrics:     map[string]float64{"truthfulness.values": 0.75, "truthfulness.response": 0.6, "completeness.clause": 0.55},
 				Types:          map[string]float64{"string": 0.8},
 				Fields:         map[string]float64{"sales_db.aggregate.metric": 0.85, "t.a.p.sub[0]": -0.2},
 				EmbeddingModel: &Model{ID: "use-lite", SHA256: sha}, Source: "hand-set"}},
+		{"v3 full", `{"version": 3, "threshold": 0.5,
+			"sub_metrics": {"completeness.clause": 0.55, "completeness.response": 0.8},
+			"composite": {"truthfulness.values": {"features": ["cosine", "number_mismatch"], "mean": [0.6, 0.1], "scale": [0.2, 0.3],
+				"coefficients": [2.5, -1.5], "intercept": 0.3, "threshold": 0.42, "l2": 0.01,
+				"embedding_model": {"id": "embed:use-lite@sha256:` + sha + `", "sha256": "` + sha + `"},
+				"held_out": {"samples": 10, "positive": 6, "negative": 4, "folds": 5, "accuracy": 0.9, "f1": 0.9, "mcc": 0.8, "roc_auc": 0.95,
+					"cosine_only": {"accuracy": 0.7, "f1": 0.75, "mcc": 0.4, "roc_auc": 0.8}}}},
+			"embedding_model": {"id": "use-lite", "sha256": "` + sha + `"}}`,
+			File{Version: 3, Threshold: ptr(0.5), SubMetrics: map[string]float64{"completeness.clause": 0.55, "completeness.response": 0.8},
+				Composite: map[string]*composite.Model{"truthfulness.values": fitted()}, EmbeddingModel: &Model{ID: "use-lite", SHA256: sha}}},
 		{"v1 as aem sweep wrote it", `{"version": 1, "threshold": 0.62, "sub_metrics": {"truthfulness.values": 0.7},
 			"fields": {"crm.find.city": 0.8}, "model": "embed:use-lite@sha256:` + sha + `", "source": "aem sweep out"}`,
 			File{Version: 1, Threshold: ptr(0.62), SubMetrics: map[string]float64{"truthfulness.values": 0.7},
@@ -100,12 +111,20 @@ func TestDecodeRefuses(t *testing.T) {
 		{"nested duplicate", `{"version": 2, "fields": {"a.b.c": 0.5, "a.b.c": 0.6}}`, "fields.a.b.c", "twice", "keep one"},
 		{"null", `{"version": 2, "threshold": null}`, "threshold", "null", "leave the key out"},
 		{"nested null", `{"version": 2, "sub_metrics": {"truthfulness.values": null}}`, "sub_metrics.truthfulness.values", "null", "leave the key out"},
-		{"missing version", `{"threshold": 0.5}`, "version", "missing", `"version": 2`},
+		{"missing version", `{"threshold": 0.5}`, "version", "missing", `"version": 3`},
 		{"version string", `{"version": "2"}`, "version", "a string where a number belongs", "write a number"},
 		{"version fraction", `{"version": 2.5}`, "version", "2.5 is not an integer", "write an integer"},
-		{"version zero", `{"version": 0}`, "version", "not a version", `"version": 2`},
-		{"version negative", `{"version": -1}`, "version", "not a version", `"version": 2`},
-		{"future version", `{"version": 3, "threshold": 0.5}`, "version", "newer than this aem reads", "upgrade aem"},
+		{"version zero", `{"version": 0}`, "version", "not a version", `"version": 3`},
+		{"version negative", `{"version": -1}`, "version", "not a version", `"version": 3`},
+		{"future version", `{"version": 4, "threshold": 0.5}`, "version", "newer than this aem reads", "upgrade aem"},
+		{"composite in a v2 file", `{"version": 2, "composite": {}}`, "composite", "unknown key in a version 2 file", "remove it"},
+		{"clause key twice in a v2 file", `{"version": 2, "sub_metrics": {"completeness.response": 0.5, "completeness.clause": 0.6}}`,
+			"sub_metrics.completeness.response", "gives both", "keep one"},
+		{"coverage below 0", `{"version": 3, "sub_metrics": {"completeness.response": -0.1}}`, "sub_metrics.completeness.response", "not in [0, 1]", "share of a gold reply"},
+		{"composite where none applies", `{"version": 3, "composite": {"completeness.response": ` + fittedJSON + `}}`, "composite.completeness.response", "no composite applies there", "aem sweep --fit"},
+		{"composite unknown key", `{"version": 3, "composite": {"default": {"features": ["cosine"], "weights": [1]}}}`, "composite.default.weights", "unknown key", "coefficients"},
+		{"composite unknown feature", `{"version": 3, "composite": {"default": ` + strings.Replace(fittedJSON, `"number_mismatch"`, `"numbers"`, 1) + `}}`, "composite.default", "unknown feature", "refit"},
+		{"composite threshold above 1", `{"version": 3, "composite": {"default": ` + strings.Replace(fittedJSON, `"threshold": 0.42`, `"threshold": 1.42`, 1) + `}}`, "composite.default", "1.42 is not in [0, 1]", "probability threshold"},
 		{"unknown key", `{"version": 2, "treshold": 0.5}`, "treshold", "unknown key", "threshold"},
 		{"v2 key in a v1 file", `{"version": 1, "types": {"string": 0.8}}`, "types", "unknown key in a version 1 file", "sub_metrics"},
 		{"v1 key in a v2 file", `{"version": 2, "model": "embed:x"}`, "model", "unknown key in a version 2 file", "embedding_model"},
@@ -134,7 +153,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"sub-metric out of range", `{"version": 2, "sub_metrics": {"truthfulness.values": 7}}`, "sub_metrics.truthfulness.values", "not in [-1, 1]", "0 is allowed"},
 		{"type out of range", `{"version": 2, "types": {"string": -3}}`, "types.string", "not in [-1, 1]", "between -1 and 1"},
 		{"field out of range", `{"version": 2, "fields": {"a.b.c": 1.01}}`, "fields.a.b.c", "not in [-1, 1]", "between -1 and 1"},
-		{"unknown sub-metric", `{"version": 2, "sub_metrics": {"truthfulness": 0.5}}`, "sub_metrics.truthfulness", "unknown sub_metrics key", "truthfulness.values, truthfulness.response, completeness.response"},
+		{"unknown sub-metric", `{"version": 2, "sub_metrics": {"truthfulness": 0.5}}`, "sub_metrics.truthfulness", "unknown sub_metrics key", "truthfulness.values, truthfulness.response, completeness.clause, completeness.response"},
 		{"unknown type", `{"version": 2, "types": {"str": 0.5}}`, "types.str", "unknown types key", "string, number"},
 		{"field too short", `{"version": 2, "fields": {"metric": 0.5}}`, "fields.metric", "not a field path", "tool.action.param"},
 		{"field empty part", `{"version": 2, "fields": {"a..c": 0.5}}`, "fields.a..c", "not a field path", "tool.action.param"},
@@ -158,6 +177,18 @@ func TestDecodeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// fitted is a composite as aem sweep --fit writes it; fittedJSON its JSON.
+func fitted() *composite.Model {
+	return &composite.Model{Features: []string{"cosine", "number_mismatch"}, Mean: []float64{0.6, 0.1}, Scale: []float64{0.2, 0.3},
+		Coefficients: []float64{2.5, -1.5}, Intercept: 0.3, Threshold: 0.42, L2: 0.01,
+		EmbeddingModel: composite.EmbeddingModel{ID: "embed:use-lite@sha256:" + sha, SHA256: sha},
+		HeldOut: &composite.HeldOut{Samples: 10, Positive: 6, Negative: 4, Folds: 5, Figures: composite.Figures{Accuracy: 0.9, F1: 0.9, MCC: 0.8, ROCAUC: 0.95},
+			CosineOnly: composite.Figures{Accuracy: 0.7, F1: 0.75, MCC: 0.4, ROCAUC: 0.8}}}
+}
+
+const fittedJSON = `{"features": ["cosine", "number_mismatch"], "mean": [0.6, 0.1], "scale": [0.2, 0.3], "coefficients": [2.5, -1.5],
+	"intercept": 0.3, "threshold": 0.42, "embedding_model": {"id": "lexical"}}`
 
 func TestReadErrors(t *testing.T) {
 	if _, err := Read(filepath.Join(t.TempDir(), "none.json")); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "reading thresholds file") {
@@ -185,6 +216,7 @@ func TestRoundTrip(t *testing.T) {
 		{Version: 2, JudgeBand: &JudgeBand{Low: 0, High: 0}},
 		{Version: 1, Threshold: ptr(0.6), Model: "lexical", Source: "by hand"},
 		New(metrics.Thresholds{Threshold: 0.55, SubMetrics: map[string]float64{"completeness.response": 0}, Source: "s"}, "embed:use-lite@sha256:"+sha),
+		{Version: 3, Threshold: ptr(0.5), Composite: map[string]*composite.Model{"default": fitted(), "truthfulness.response": fitted()}},
 	} {
 		p := filepath.Join(dir, "t.json")
 		if err := Write(p, f); err != nil {
@@ -203,7 +235,7 @@ func TestRoundTrip(t *testing.T) {
 func TestEncodeRefuses(t *testing.T) {
 	for _, f := range []File{
 		{Threshold: ptr(0.5)},             // no version
-		{Version: 3, Threshold: ptr(0.5)}, // future version
+		{Version: 4, Threshold: ptr(0.5)}, // future version
 		{Version: 2, Threshold: ptr(1.5)}, // out of range
 		{Version: 2, Model: "lexical"},    // a v1 key
 		{Version: 1, Types: map[string]float64{"string": 0.5}},
@@ -226,7 +258,7 @@ func TestEncodeLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{
-  "version": 2,
+  "version": 3,
   "threshold": 0.5,
   "sub_metrics": {
     "truthfulness.values": 0.7
@@ -239,6 +271,26 @@ func TestEncodeLayout(t *testing.T) {
 `
 	if d := cmp.Diff(want, string(b)); d != "" {
 		t.Errorf("-want +got:\n%s", d)
+	}
+}
+
+// TestLookupCarriesCompositeThresholds: the metric holds a composite's
+// comparisons to the model's own threshold.
+func TestLookupCarriesCompositeThresholds(t *testing.T) {
+	m := fitted()
+	f := &File{Version: 3, Threshold: ptr(0.5), Composite: map[string]*composite.Model{"truthfulness.values": m}}
+	got := Lookup(f, 0.5, false)
+	if d := cmp.Diff(map[string]float64{"truthfulness.values": 0.42}, got.Composite); d != "" {
+		t.Errorf("composite thresholds -want +got:\n%s", d)
+	}
+	if a := got.For(metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, By: metrics.ByComposite}); a != (metrics.Applied{Value: 0.42, From: "composite.truthfulness.values"}) {
+		t.Errorf("For(composite value) = %+v", a)
+	}
+	if a := got.For(metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, By: metrics.ByEmbed}); a != (metrics.Applied{Value: 0.5, From: "threshold"}) {
+		t.Errorf("For(embed value) = %+v", a)
+	}
+	if f.Composites()["truthfulness.values"] != m || (&File{}).Composites() != nil {
+		t.Errorf("Composites: %v", f.Composites())
 	}
 }
 

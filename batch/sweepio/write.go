@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/stats"
 	"github.com/aem-dev/aem/metrics/sweep"
 	"github.com/aem-dev/aem/thresholds"
@@ -145,8 +146,17 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 		if err != nil {
 			return nil, err
 		}
+		if c := s.Run.clauseThreshold(); c != nil {
+			if _, own := th.SubMetrics[metrics.SubCompleteClause]; !own {
+				if th.SubMetrics == nil {
+					th.SubMetrics = map[string]float64{}
+				}
+				th.SubMetrics[metrics.SubCompleteClause] = *c
+			}
+		}
 		f := thresholds.New(th, s.Scorer)
 		f.JudgeBand = fileBand(s.JudgeBand)
+		f.Composite = s.Result.Composites()
 		if err := putWith(ThresholdsFile, func(p string) error { return thresholds.Write(p, f) }); err != nil {
 			return nil, err
 		}

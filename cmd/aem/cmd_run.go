@@ -18,7 +18,6 @@ import (
 	"github.com/aem-dev/aem/batch/report"
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/judge"
-	"github.com/aem-dev/aem/thresholds"
 )
 
 type runOptions struct {
@@ -124,20 +123,11 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	if err != nil {
 		return err
 	}
-	var band *thresholds.JudgeBand
-	if thresholdsFile != nil {
-		band = thresholdsFile.JudgeBand
-	}
-	sc, err := o.scorer.open(ctx, env, band)
+	sc, err := o.scorer.open(ctx, env, thresholdsFile, o.metric.thresholdsFile)
 	if err != nil {
 		return err
 	}
 	defer sc.close()
-	if thresholdsFile != nil {
-		if err := thresholdsFile.CheckScorer(o.metric.thresholdsFile, sc.ID()); err != nil {
-			return err
-		}
-	}
 	var judgeLine func(batch.Stats, int64) string
 	var judgeUsage func() rundir.JudgeUsage
 	if sc.judge != nil {

@@ -264,7 +264,7 @@ func TestJudgeFlags(t *testing.T) {
 	if o := (judgeOptions{cacheDir: "/c"}).options(env, "/home", true, false); o.CacheDir != "" {
 		t.Errorf("--no-cache kept the judge cache: %q", o.CacheDir)
 	}
-	if _, err := (scorerOptions{kind: "judge+embed"}).open(context.Background(), env, nil); err == nil || !strings.Contains(err.Error(), "unknown --scorer") {
+	if _, err := (scorerOptions{kind: "judge+embed"}).open(context.Background(), env, nil, ""); err == nil || !strings.Contains(err.Error(), "unknown --scorer") {
 		t.Errorf("judge+embed: %v", err)
 	}
 }

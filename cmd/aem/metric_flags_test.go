@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -142,7 +143,10 @@ func TestRunThresholdsExitStatus(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	lexical := write("lexical.json", `{"version": 2, "threshold": 0, "embedding_model": {"id": "lexical"}}`)
-	future := write("future.json", `{"version": 3, "threshold": 0.5}`)
+	future := write("future.json", `{"version": 4, "threshold": 0.5}`)
+	model := `{"features": ["cosine", "number_mismatch"], "mean": [0.5, 0], "scale": [0.3, 1], "coefficients": [3, -4], "intercept": 0, "threshold": 0.6, "embedding_model": {"id": "%s"}}`
+	fitted := write("fitted.json", fmt.Sprintf(`{"version": 3, "threshold": 0.5, "composite": {"default": `+model+`}}`, "lexical"))
+	fittedElsewhere := write("elsewhere.json", fmt.Sprintf(`{"version": 3, "threshold": 0.5, "composite": {"truthfulness.values": `+model+`}}`, "embed:use-lite@sha256:4b1f"))
 	typo := write("typo.json", `{"version": 2, "treshold": 0.5}`)
 	example := filepath.Join("..", "..", "datasets", "example", "thresholds.json") // fitted with use-lite
 	input := filepath.Join("..", "..", "datasets", "example", "golden.jsonl")
@@ -153,7 +157,10 @@ func TestRunThresholdsExitStatus(t *testing.T) {
 		stderr string
 	}{
 		{"file for this scorer, threshold 0", []string{"--thresholds", lexical}, exitOK, ""},
-		{"future version", []string{"--thresholds", future}, exitInvalidRows, "field version: 3 is newer than this aem reads"},
+		{"future version", []string{"--thresholds", future}, exitInvalidRows, "field version: 4 is newer than this aem reads"},
+		{"a composite fitted with this scorer", []string{"--thresholds", fitted}, exitOK, ""},
+		{"a composite fitted with another model", []string{"--thresholds", fittedElsewhere}, exitInvalidRows,
+			"field composite.truthfulness.values: composite fitted with another embedding model: it was fitted on cosines of embed:use-lite@sha256:4b1f, this run scores with lexical"},
 		{"unknown key", []string{"--thresholds", typo}, exitInvalidRows, "field treshold: unknown key in a version 2 file"},
 		{"another scorer's file", []string{"--thresholds", example}, exitInvalidRows, "field embedding_model: fitted with use-lite, but this run scores with lexical"},
 		{"threshold out of range", []string{"--threshold", "2"}, exitUsage, "threshold: 2 is not in [-1, 1]"},
@@ -166,6 +173,9 @@ func TestRunThresholdsExitStatus(t *testing.T) {
 			err := runCommand(t.Context(), env, cmdRun(), args)
 			if got := exitStatus(env, err); got != tc.status || !strings.Contains(errb.String(), tc.stderr) {
 				t.Errorf("exit %d, stderr %q; want %d with %q", got, errb.String(), tc.status, tc.stderr)
+			}
+			if tc.name == "a composite fitted with this scorer" && !strings.Contains(out.String(), "with lexical+composite:") {
+				t.Errorf("the run did not score with the file's composite:\n%s", out.String())
 			}
 		})
 	}

@@ -76,9 +76,15 @@ type openedScorer struct {
 	close      func() error
 }
 
-// open opens the scorer --scorer names. band is the thresholds file's
-// judge_band, if it has one.
-func (o scorerOptions) open(ctx context.Context, env *Env, band *thresholds.JudgeBand) (*openedScorer, error) {
+// open opens the scorer --scorer names, with the fitted composites of the
+// thresholds file (nil: none; name is its path) over its first scorer,
+// and the file's judge_band for an escalating one. A file fitted with
+// another embedding model is refused (thresholds.ErrInvalid).
+func (o scorerOptions) open(ctx context.Context, env *Env, file *thresholds.File, name string) (*openedScorer, error) {
+	var band *thresholds.JudgeBand
+	if file != nil {
+		band = file.JudgeBand
+	}
 	first, screen, ok := strings.Cut(o.kind, "+")
 	switch {
 	case o.kind == scorerJudge:
@@ -96,6 +102,11 @@ func (o scorerOptions) open(ctx context.Context, env *Env, band *thresholds.Judg
 			return nil, err
 		}
 	}
+	applied, err := file.Scorer(name, sc.Scorer)
+	if err != nil {
+		return nil, errors.Join(err, sc.close())
+	}
+	sc.Scorer = applied
 	if first == o.kind {
 		return sc, nil
 	}
