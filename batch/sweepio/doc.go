@@ -12,9 +12,15 @@
 // A turn-level human_label says whether the whole turn is correct. Under
 // one threshold t an action turn whose other checks pass is truthful
 // exactly when its lowest semantic value score is >= t, so that lowest
-// score is the turn's sample (for a response turn, the lowest of its
-// reply and clause-coverage scores). The sample is filed under the
-// sub-metric, and for action turns the field, of that lowest score.
+// score is the turn's sample, filed under its sub-metric and field. A
+// response turn passes when its reply similarity (truthfulness.response)
+// and its coverage ("response.coverage", completeness.response) both do:
+// a passing label is a sample of each, a failing one of the check the run
+// failed (each, when both failed), or, when the run failed neither, of
+// the one closest to failing (lowest score - threshold). Runs written
+// before coverage hold clause similarities instead (completeness.clause),
+// calibrated the same way. RunInfo.ClauseThreshold records the clause
+// threshold the run's coverage was computed at.
 // Turns whose verdict did not depend on the scorer are kept out of
 // fitting, counted by reason in RunInfo.Excluded: turns with no semantic
 // comparison (exact or typed matches only), and turns that failed a check

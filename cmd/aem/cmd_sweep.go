@@ -89,14 +89,19 @@ per-field thresholds where there are enough labels, correlates the scores
 with graded human scores, and measures the agreement (kappa) of the run's
 turn verdicts with the human verdicts.
 
-A turn-level label calibrates the turn's lowest semantic score; turns whose
-verdict the scorer did not decide (exact matches, structure or key
+A turn-level label calibrates the turn's lowest semantic score; a reply's
+label calibrates its similarity and its coverage (completeness.response,
+the share of the gold reply's required content covered, fitted on its
+own): a passing label both, a failing one the check that failed. Turns
+whose verdict the scorer did not decide (exact matches, structure or key
 failures) are left out of fitting but count in the agreement.
 
 With --fit it also fits the composite scorer: a small logistic regression
 over the cosine and lexical evidence of each comparison (word, character
 and word-pair overlap, word order, numbers, dates, codes and names that
-differ, negation, length), cross-validated on the same folds, and chooses it.
+differ, negation, length), cross-validated on the same folds, and chooses it;
+thresholds.json then carries the composites, which 'aem run --thresholds'
+applies to value and reply comparisons.
 The plain cosine threshold's held-out figures are always shown beside the
 chosen scorer's (cosine_only in summary.json).
 
