@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aem-dev/aem/batch/rundir"
@@ -307,7 +308,7 @@ func (b *builder) report() *Report {
 		if a.Total != b.Total {
 			return b.Total - a.Total
 		}
-		return cmpString(a.Reason, b.Reason)
+		return strings.Compare(a.Reason, b.Reason)
 	})
 	rep.Latency = b.lat.groups(latencyGroups)
 	rep.Causes, rep.CausesTotal = b.causes.ranked(b.opts.Causes)
@@ -316,30 +317,20 @@ func (b *builder) report() *Report {
 	return rep
 }
 
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // Orders of rates.
 var (
 	byTurns = func(a, b Rate) int {
 		if a.Turns != b.Turns {
 			return b.Turns - a.Turns
 		}
-		return cmpString(a.Key, b.Key)
+		return strings.Compare(a.Key, b.Key)
 	}
 	byFailures = func(a, b Rate) int {
 		fa, fb := a.Turns-a.Passed, b.Turns-b.Passed
 		if fa != fb {
 			return fb - fa
 		}
-		return cmpString(a.Key, b.Key)
+		return strings.Compare(a.Key, b.Key)
 	}
 	bucketRank = map[string]int{metrics.BucketSingle: 0, metrics.BucketTwoStep: 1, metrics.BucketThreePlus: 2}
 	byBucket   = func(a, b Rate) int {
@@ -354,7 +345,7 @@ var (
 			}
 			return 1
 		}
-		return cmpString(a.Key, b.Key)
+		return strings.Compare(a.Key, b.Key)
 	}
 )
 

@@ -165,7 +165,7 @@ func (a *causeAcc) ranked(n int) ([]Cause, int) {
 		if x.Dialogs != y.Dialogs {
 			return y.Dialogs - x.Dialogs
 		}
-		return cmpString(x.Reason+"\x00"+x.Tool+"\x00"+x.Field, y.Reason+"\x00"+y.Tool+"\x00"+y.Field)
+		return strings.Compare(x.Reason+"\x00"+x.Tool+"\x00"+x.Field, y.Reason+"\x00"+y.Tool+"\x00"+y.Field)
 	})
 	return out[:min(n, len(out))], len(out)
 }

@@ -61,20 +61,30 @@ func rateBars(groups ...[]Rate) *chart.Bars {
 	return b
 }
 
-func reasonBars(rs []Reason) *chart.Bars {
-	if len(rs) == 0 {
+// rootCascadeBars is a bar chart of root causes and cascades per group;
+// nil without groups.
+func rootCascadeBars(title, ylabel, rootName, cascName string, groups []string, roots, cascades []int) *chart.Bars {
+	if len(groups) == 0 {
 		return nil
 	}
-	b := &chart.Bars{Title: "Failed turns by reason", YLabel: "turns"}
-	root := chart.BarSeries{Name: "root cause", Color: chart.SeriesColor(3)}
-	casc := chart.BarSeries{Name: "cascade", Color: chart.SeriesColor(1)}
-	for _, r := range rs[:min(maxBars, len(rs))] {
-		b.Groups = append(b.Groups, r.Reason)
-		root.Values = append(root.Values, float64(r.RootCause))
-		casc.Values = append(casc.Values, float64(r.Cascade))
+	b := &chart.Bars{Title: title, YLabel: ylabel, Groups: groups}
+	root := chart.BarSeries{Name: rootName, Color: chart.SeriesColor(3)}
+	casc := chart.BarSeries{Name: cascName, Color: chart.SeriesColor(1)}
+	for i := range groups {
+		root.Values = append(root.Values, float64(roots[i]))
+		casc.Values = append(casc.Values, float64(cascades[i]))
 	}
 	b.Series = []chart.BarSeries{root, casc}
 	return b
+}
+
+func reasonBars(rs []Reason) *chart.Bars {
+	var groups []string
+	var roots, cascades []int
+	for _, r := range rs[:min(maxBars, len(rs))] {
+		groups, roots, cascades = append(groups, r.Reason), append(roots, r.RootCause), append(cascades, r.Cascade)
+	}
+	return rootCascadeBars("Failed turns by reason", "turns", "root cause", "cascade", groups, roots, cascades)
 }
 
 // CauseLabel names a root-cause class on one line.
@@ -93,19 +103,12 @@ func CauseLabel(c Cause) string {
 }
 
 func causeBars(cs []Cause) *chart.Bars {
-	if len(cs) == 0 {
-		return nil
-	}
-	b := &chart.Bars{Title: "Failures explained by each root cause", YLabel: "failed turns"}
-	root := chart.BarSeries{Name: "root-cause turns", Color: chart.SeriesColor(3)}
-	casc := chart.BarSeries{Name: "their cascades", Color: chart.SeriesColor(1)}
+	var groups []string
+	var roots, cascades []int
 	for i, c := range cs[:min(10, len(cs))] {
-		b.Groups = append(b.Groups, fmt.Sprintf("#%d", i+1))
-		root.Values = append(root.Values, float64(c.Roots))
-		casc.Values = append(casc.Values, float64(c.Cascades))
+		groups, roots, cascades = append(groups, fmt.Sprintf("#%d", i+1)), append(roots, c.Roots), append(cascades, c.Cascades)
 	}
-	b.Series = []chart.BarSeries{root, casc}
-	return b
+	return rootCascadeBars("Failures explained by each root cause", "failed turns", "root-cause turns", "their cascades", groups, roots, cascades)
 }
 
 func toolBars(ts []Rate) *chart.Bars {

@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
@@ -122,7 +123,7 @@ func (a *marginAcc) result() Margins {
 		if x.Compared != y.Compared {
 			return y.Compared - x.Compared
 		}
-		return cmpString(x.From, y.From)
+		return strings.Compare(x.From, y.From)
 	})
 	for i, d := range Deltas {
 		m.Shifts = append(m.Shifts, Shift{Delta: d, Fail: a.fail[i], Pass: a.pass[i]})

@@ -4,10 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/batch/report"
 	"github.com/aem-dev/aem/batch/rundir"
 )
@@ -98,10 +96,7 @@ EXAMPLES
 				return usagef(c, "%w", err)
 			}
 			if o.out == "" {
-				o.out = filepath.Join(args[0], report.HTMLFile)
-				if location.IsURL(args[0]) {
-					o.out = report.HTMLFile
-				}
+				o.out = inRun(args[0], report.HTMLFile)
 			}
 			return writeReport(ctx, env, args[0], o, opts)
 		}

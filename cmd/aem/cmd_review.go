@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/batch/review"
 	"github.com/aem-dev/aem/batch/rundir"
 )
@@ -102,10 +101,7 @@ EXAMPLES
 				return err
 			}
 			if o.out == "" {
-				o.out = filepath.Join(args[0], review.File)
-				if location.IsURL(args[0]) {
-					o.out = review.File
-				}
+				o.out = inRun(args[0], review.File)
 			}
 			return runReview(ctx, env, args[0], o, opts)
 		}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 
 	"github.com/aem-dev/aem/batch/location"
@@ -196,10 +195,7 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		}
 		sum.Mode, sum.Input, sum.Scorer, sum.Run = "run", args[0], info.Scorer, info
 		if o.out == "" {
-			o.out = filepath.Join(args[0], "sweep")
-			if location.IsURL(args[0]) {
-				o.out = "sweep"
-			}
+			o.out = inRun(args[0], "sweep")
 		}
 	}
 	res, err := sweep.Calibrate(ctx, in, opts)

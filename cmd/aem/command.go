@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/home"
 	"github.com/aem-dev/aem/judge"
 )
@@ -314,4 +316,14 @@ func exitStatus(env *Env, err error) int {
 	}
 	fmt.Fprintf(env.Stderr, "aem: %v\n", err)
 	return errorStatus(err)
+}
+
+// inRun is where a command that reads a run writes its file name by
+// default: into the run directory, or the working directory for a run
+// given as a URL.
+func inRun(run, name string) string {
+	if location.IsURL(run) {
+		return name
+	}
+	return filepath.Join(run, name)
 }
