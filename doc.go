@@ -22,17 +22,23 @@
 //	batch/rundir  the run directory (turns.parquet, dialogs.parquet,
 //	              summary.json, ordinals.parquet): row types, the one
 //	              writer, the one reader (local or object store, one
-//	              completeness rule), merge; sweep, compare and show read
-//	              runs through it
+//	              completeness rule), merge; sweep, compare, show, report
+//	              and review read runs through it
 //	batch/location local paths and gocloud.dev/blob URLs
 //	metrics/stats, metrics/sweep, metrics/compare
 //	              statistics, threshold calibration and release comparison
 //	              (pure); their file I/O lives in batch/sweepio, batch/compareio
+//	batch/report  the run report: one streaming pass over a run directory,
+//	              one self-contained HTML page, its charts as PNG
+//	batch/review  review.jsonl, the uncertain comparisons for annotators:
+//	              selection, the one writer and reader, the labelling page;
+//	              sweep reads the filled file back
+//	batch/browsertest headless Chromium (chromedp) for the pages' tests
 //	batch/badinput, batch/safefile
 //	              shared by every reader and writer: the one bad-input
 //	              error (file, row, line, field, fix; exit status 3) and
 //	              the one atomic file writer and file sha256
-//	chart         the figures sweep and compare write (SVG, PNG)
+//	chart         the figures sweep, compare and report write (SVG, PNG)
 //	datasets      the bundled example and the synthetic generator;
 //	              datasets/bfcl converts BFCL's data (aem import --from bfcl)
 //	cmd/aem       the CLI: parse flags, wire the packages, print
