@@ -186,7 +186,7 @@ func (a *explorerAcc) turn(t *rundir.TurnRow) Turn {
 	}
 	u.Gold, u.Predict = a.text(gold), a.text(pred)
 	for _, fs := range t.FieldScores {
-		if fs.Pass && !fs.ScorerDecided() {
+		if fs.Pass && (!fs.ScorerDecided() || fs.Score-fs.Threshold >= clearMargin) {
 			u.Matched++
 			continue
 		}
@@ -201,6 +201,10 @@ func (a *explorerAcc) turn(t *rundir.TurnRow) Turn {
 	}
 	return u
 }
+
+// clearMargin is how far above its threshold a passing score is left out
+// of a turn's field list (counted in Turn.Matched).
+const clearMargin = 0.1
 
 // text shortens s to MaxText characters, marking the cut.
 func (a *explorerAcc) text(s *string) string {

@@ -189,9 +189,9 @@ type Turn struct {
 	GoldTool      string   // tool.action
 	PredictTool   string
 	Gold, Predict string // arguments (JSON) or reply text, shortened
-	// Fields are the compared values that failed or that the scorer
-	// decided; Matched counts the others (exact, normalised or typed
-	// matches).
+	// Fields are the compared values that failed, or that the scorer
+	// passed by less than 0.1 above the threshold; Matched counts the
+	// others (exact, normalised or typed matches, clear passes).
 	Fields     []Field
 	Matched    int
 	LatencyMS  *float64
