@@ -106,6 +106,9 @@ func Build(ctx context.Context, rd *rundir.Run, opts Options) (*Report, error) {
 		if len(cur) == 0 {
 			return nil
 		}
+		// The dialog row of these turns is the next one with their id (a
+		// run written before trials had columns of their own may carry a
+		// trial in its turns only).
 		k := keyOf(cur[0].DialogID, cur[0].Trial)
 		for {
 			d, err, ok := next()
@@ -115,7 +118,7 @@ func Build(ctx context.Context, rd *rundir.Run, opts Options) (*Report, error) {
 			if !ok {
 				return rd.Corrupt(rundir.TurnsFile, row-int64(len(cur)), "dialog_id", fmt.Sprintf("dialog %s has turns but no row in %s", refName(cur[0].DialogID, cur[0].Trial), rundir.DialogsFile))
 			}
-			if keyOf(d.DialogID, d.Trial) == k {
+			if d.DialogID == cur[0].DialogID && (d.Trial == nil || cur[0].Trial == nil || keyOf(d.DialogID, d.Trial) == k) {
 				b.dialog(&d, cur)
 				cur = cur[:0]
 				return nil

@@ -327,3 +327,20 @@ func addUsage(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOldRuns builds the report of run directories written by an earlier
+// aem (batch/rundir/testdata/v1: before the trial columns; its trials run
+// carries a trial in the turns' extra columns only).
+func TestOldRuns(t *testing.T) {
+	for _, name := range []string{"plain", "trials"} {
+		t.Run(name, func(t *testing.T) {
+			rep := build(t, filepath.Join("..", "rundir", "testdata", "v1", name), Options{})
+			if rep.Turns != rep.Summary.Turns || rep.Dialogs != rep.Summary.Dialogs || len(rep.Explorer) == 0 {
+				t.Errorf("read %d turns, %d dialogs (summary %d, %d), %d in the explorer", rep.Turns, rep.Dialogs, rep.Summary.Turns, rep.Summary.Dialogs, len(rep.Explorer))
+			}
+			if _, b := page(t, rep); len(b) == 0 {
+				t.Error("empty page")
+			}
+		})
+	}
+}
