@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/judge/judgetest"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/compare"
 	"github.com/aem-dev/aem/thresholds"
 	"github.com/google/go-cmp/cmp"
 )
@@ -459,4 +461,92 @@ func TestRunJudgeBudgetEstimate(t *testing.T) {
 	if from != 1 || to <= 0 || to >= total || left != total-to || more < rest || more > 3*rest {
 		t.Errorf("estimate %d more calls for rows %d-%d of %d (%d left); the resume paid %d", more, from, to, total, left, rest)
 	}
+}
+
+// aem compare refuses a judged run against an embedding run of the same
+// data (their scorer ids differ), naming both, unless --allow-mismatch.
+func TestCompareRefusesJudgedAgainstEmbedding(t *testing.T) {
+	srv := judgetest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	judged := filepath.Join(dir, "judged")
+	if _, stderr, status := runJudged(t, srv, t.TempDir(), judged); status != exitOK {
+		t.Fatalf("judged run: status %d\n%s", status, stderr)
+	}
+	example, err := filepath.Abs("../../datasets/example/golden.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain")
+	var o, e bytes.Buffer
+	env := &Env{Stdout: &o, Stderr: &e, Getenv: func(string) string { return "" }}
+	if err := runCommand(context.Background(), env, cmdRun(), []string{example, "-o", plain, "--scorer", "lexical", "--quiet"}); err != nil {
+		t.Fatalf("plain run: %v\n%s", err, e.String())
+	}
+	_, _, err = runCompareArgs(t, plain, judged, "-o", filepath.Join(dir, "cmp"))
+	if !errors.Is(err, compare.ErrMismatch) || !strings.Contains(err.Error(), "lexical+judge:test-model@prompt-2") || !strings.Contains(err.Error(), "--allow-mismatch") {
+		t.Fatalf("compare: %v; want the scorer mismatch named, with the --allow-mismatch hint", err)
+	}
+	if stdout, _, err := runCompareArgs(t, plain, judged, "-o", filepath.Join(dir, "cmp"), "--allow-mismatch"); err != nil || !strings.Contains(stdout, "--allow-mismatch") {
+		t.Errorf("--allow-mismatch: %v\n%s", err, stdout)
+	}
+}
+
+// The key never reaches stderr (progress lines and error messages) or the
+// run directory, even when the endpoint quotes it in an answer (a judge
+// error recorded in turns.parquet) or in a 401's message.
+func TestJudgeKeyNotInLogsOrErrors(t *testing.T) {
+	srv := judgetest.NewServer()
+	defer srv.Close()
+	srv.SetContent(func(r judgetest.Request) string { return "I cannot grade this; your key is " + testKey })
+	example, err := filepath.Abs("../../datasets/example/golden.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, cache := t.TempDir(), t.TempDir()
+	run := func(out string) (string, int) {
+		var o, e bytes.Buffer
+		env := &Env{Stdout: &o, Stderr: &e, Now: time.Now, Getenv: func(k string) string {
+			return map[string]string{judge.EnvOpenAIAPIKey: testKey}[k]
+		}}
+		err := runCommand(context.Background(), env, cmdRun(), []string{example, "-o", out, "--scorer", "lexical+judge", "--judge-band", "-1:1",
+			"--judge-url", srv.URL(), "--judge-model", "m", "--judge-cache-dir", cache})
+		status := exitStatus(env, err)
+		return o.String() + e.String(), status
+	}
+	logs, status := run(filepath.Join(dir, "errors"))
+	if status != exitOK || !strings.Contains(logs, "; judge ") || !strings.Contains(logs, "errors") {
+		t.Fatalf("status %d; want a finished run whose progress line counts judge errors:\n%s", status, logs)
+	}
+	// turns.parquet is zstd-compressed: search its decoded rows, not its bytes.
+	rd, err := rundir.Open(context.Background(), filepath.Join(dir, "errors"), rundir.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows strings.Builder
+	recorded := 0
+	for tr, err := range rd.Turns(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(tr)
+		rows.Write(b)
+		for _, fs := range tr.FieldScores {
+			if fs.JudgeError != nil && strings.Contains(*fs.JudgeError, "malformed judge answer") {
+				recorded++
+			}
+		}
+	}
+	rd.Close()
+	if recorded == 0 || rd.Summary.Judge == nil || rd.Summary.Judge.Errors != recorded {
+		t.Errorf("%d judge errors in the rows, summary %+v", recorded, rd.Summary.Judge)
+	}
+	srv.SetContent(nil)
+	srv.Fail(judgetest.Fault{Status: 401, Body: judgetest.ErrorBody("Incorrect API key provided: "+testKey, "invalid_request_error", "invalid_api_key", "")})
+	logs401, status := run(filepath.Join(dir, "refused"))
+	if status == exitOK || !strings.Contains(logs401, "HTTP 401") {
+		t.Fatalf("status %d; want the 401 reported:\n%s", status, logs401)
+	}
+	assertNoKey(t, dir, logs, logs401, rows.String())
+	assertNoKey(t, cache)
 }
