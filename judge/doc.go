@@ -22,7 +22,8 @@
 // and the answer's JSON shape, then the definition of equivalence for the
 // comparison's Kind: value, reply or clause) and a user message (the field
 // path and its context when known, then the gold and the agent's strings as
-// JSON string literals). Temperature is 0 and max_tokens
+// JSON string literals; a clause's field without its position in the
+// reply, which tells the judge nothing). Temperature is 0 and max_tokens
 // Options.MaxAnswerTokens. The prompts are versioned (PromptVersion); the
 // version is part of the cache key and of the Judge's ID.
 //
@@ -40,6 +41,15 @@
 // that comparison (Verdict.Err, ErrMalformedAnswer), and so is a comparison
 // the endpoint declines (past the model's context, a refusal: ErrRefused).
 // The run goes on; judge errors are counted and never cached.
+//
+// # Escalation
+//
+// Escalation is the metrics.Scorer of --scorer embed+judge: a first scorer
+// (the embedding) scores every comparison and the judge decides those in
+// the uncertain band. A gold clause's comparisons with each clause of the
+// reply are alternatives of one decision (metrics.Comparison.Among): they
+// are judged from the highest first score down until one is equivalent,
+// and not at all when one scores above the band; the rest are Spared.
 //
 // # Production manners
 //
