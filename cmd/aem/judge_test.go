@@ -322,12 +322,9 @@ func checkJudgedRun(t *testing.T, dir string, calls int) {
 // summary.json; and the judge band it reports is the one it writes.
 func TestSweepJudgedRun(t *testing.T) {
 	dir := t.TempDir()
-	golden := filepath.Join(dir, "golden.parquet")
+	golden := genGolden(t, dir, 40, 3)
 	var o, e bytes.Buffer
 	env := &Env{Stdout: &o, Stderr: &e, Getenv: func(string) string { return "" }}
-	if err := runCommand(context.Background(), env, cmdGen(), []string{"--dialogs", "40", "--seed", "3", "-o", golden}); err != nil {
-		t.Fatalf("gen: %v\n%s", err, e.String())
-	}
 	srv := judgetest.NewServer()
 	defer srv.Close()
 	// The judge calls equal what differs only in case and punctuation.
@@ -418,12 +415,7 @@ func TestSweepJudgedRun(t *testing.T) {
 // flight count in the rate), and not far above it.
 func TestRunJudgeBudgetEstimate(t *testing.T) {
 	dir := t.TempDir()
-	golden := filepath.Join(dir, "golden.parquet")
-	var o, e bytes.Buffer
-	env := &Env{Stdout: &o, Stderr: &e, Getenv: func(string) string { return "" }}
-	if err := runCommand(context.Background(), env, cmdGen(), []string{"--dialogs", "200", "--seed", "5", "-o", golden}); err != nil {
-		t.Fatalf("gen: %v\n%s", err, e.String())
-	}
+	golden := genGolden(t, dir, 200, 5)
 	srv := judgetest.NewServer()
 	defer srv.Close()
 	run := func(cache, out string, extra ...string) (string, int) {
@@ -549,4 +541,16 @@ func TestJudgeKeyNotInLogsOrErrors(t *testing.T) {
 	}
 	assertNoKey(t, dir, logs, logs401, rows.String())
 	assertNoKey(t, cache)
+}
+
+// genGolden writes `aem gen` dialogs to dir/golden.parquet and returns its path.
+func genGolden(t *testing.T, dir string, dialogs, seed int) string {
+	t.Helper()
+	golden := filepath.Join(dir, "golden.parquet")
+	var o, e bytes.Buffer
+	env := &Env{Stdout: &o, Stderr: &e, Getenv: func(string) string { return "" }}
+	if err := runCommand(context.Background(), env, cmdGen(), []string{"--dialogs", fmt.Sprint(dialogs), "--seed", fmt.Sprint(seed), "-o", golden}); err != nil {
+		t.Fatalf("gen: %v\n%s", err, e.String())
+	}
+	return golden
 }
