@@ -199,6 +199,18 @@ func (a *explorerAcc) turn(t *rundir.TurnRow) Turn {
 		}
 		u.Fields = append(u.Fields, f)
 	}
+	for _, c := range t.Clauses {
+		if !c.Required {
+			u.Unrequired++
+			continue
+		}
+		cl := Clause{Field: c.Field, Gold: a.text(&c.Gold), Weight: c.Weight, Covered: c.Covered, Pass: c.Pass, Method: c.Method,
+			Predicted: a.text(c.PredictedText), Score: c.Score, Threshold: c.Threshold, MissingAnchors: c.MissingAnchors}
+		if c.ThresholdFrom != nil {
+			cl.From = *c.ThresholdFrom
+		}
+		u.Clauses = append(u.Clauses, cl)
+	}
 	return u
 }
 

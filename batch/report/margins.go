@@ -45,11 +45,19 @@ func (a *marginAcc) turn(t *rundir.TurnRow) {
 	for _, c := range t.FailedChecks {
 		other = other || c != string(metrics.ReasonPriorActionFailed) && !metrics.Reason(c).ThresholdBound()
 	}
+	// A reply's coverage follows from its clauses (below), except for a
+	// clause whose anchors are missing: no threshold covers it.
+	for _, c := range t.Clauses {
+		other = other || c.Required && c.Pass && !c.Covered
+	}
 	scores := t.AllScores()
 	for i := range scores {
 		fs := &scores[i]
 		if fs.Judged() {
 			a.m.Judged++
+		}
+		if fs.Method == metrics.MethodCoverage {
+			continue
 		}
 		if !movable(fs) {
 			other = other || !fs.Pass

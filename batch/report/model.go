@@ -192,8 +192,12 @@ type Turn struct {
 	// Fields are the compared values that failed, or that the scorer
 	// passed by less than 0.1 above the threshold; Matched counts the
 	// others (exact, normalised or typed matches, clear passes).
-	Fields     []Field
-	Matched    int
+	Fields  []Field
+	Matched int
+	// Clauses are a reply's required gold clauses as completeness judged
+	// them; Unrequired counts the others (weight 0, never compared).
+	Clauses    []Clause
+	Unrequired int
 	LatencyMS  *float64
 	HumanLabel *bool
 }
@@ -207,6 +211,19 @@ type Field struct {
 	Pass          bool
 	By            string
 	JudgeReason   string
+}
+
+// Clause is one required gold clause of an explorer reply.
+type Clause struct {
+	Field, Gold    string
+	Weight         float64
+	Covered, Pass  bool
+	Method         string
+	Predicted      string // the best predicted clause
+	Score          *float64
+	Threshold      *float64
+	From           string
+	MissingAnchors []string
 }
 
 func ratio(a, b int) float64 {

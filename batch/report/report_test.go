@@ -193,6 +193,15 @@ func TestMarginsShift(t *testing.T) {
 	exact := func(pass bool) rundir.FieldScoreRow {
 		return rundir.FieldScoreRow{Field: "t.a.y", Method: metrics.MethodExact, Score: map[bool]float64{true: 1, false: 0}[pass], Pass: pass}
 	}
+	coverage := func(share, thr float64) rundir.FieldScoreRow {
+		return rundir.FieldScoreRow{Field: "response.coverage", Method: metrics.MethodCoverage, Score: share, Threshold: thr, Pass: share >= thr}
+	}
+	// clause is a required clause; covered is false for one whose anchors
+	// are missing although its score passes.
+	clause := func(score, thr float64, anchors bool) rundir.ClauseRow {
+		return rundir.ClauseRow{Field: "response.clause[0]", Required: true, Method: metrics.MethodSemantic, Score: &score, Threshold: &thr,
+			ThresholdFrom: str("sub_metrics.completeness.clause"), Pass: score >= thr, Covered: score >= thr && anchors, By: str("embed")}
+	}
 	judged := sem(0.9, 0.5)
 	judged.By, judged.Cosine = str("judge"), f64(0.52)
 	for _, tc := range []struct {
@@ -209,6 +218,12 @@ func TestMarginsShift(t *testing.T) {
 		{"cascade with its own near miss", rundir.TurnRow{FailedChecks: []string{"inconsistent_parameter_values", "prior_action_failed"}, FieldScores: []rundir.FieldScoreRow{sem(0.495, 0.5)}}, []int{0, 0, 0, 0}, []int{1, 1, 1, 1}},
 		{"judged: its threshold does not move", rundir.TurnRow{Pass: true, FieldScores: []rundir.FieldScoreRow{judged}}, []int{0, 0, 0, 0}, []int{0, 0, 0, 0}},
 		{"missing turn", rundir.TurnRow{FailedChecks: []string{"missing_turn"}}, []int{0, 0, 0, 0}, []int{0, 0, 0, 0}},
+		{"reply: a clause just below, coverage follows", rundir.TurnRow{Kind: "response", FailedChecks: []string{"incomplete_response"},
+			FieldScores: []rundir.FieldScoreRow{sem(0.9, 0.5), coverage(0.5, 1)},
+			Clauses:     []rundir.ClauseRow{clause(0.485, 0.5, true), clause(0.9, 0.5, true)}}, []int{0, 0, 0, 0}, []int{0, 1, 1, 1}},
+		{"reply: a clause lacks its anchors", rundir.TurnRow{Kind: "response", FailedChecks: []string{"incomplete_response"},
+			FieldScores: []rundir.FieldScoreRow{sem(0.9, 0.5), coverage(0.5, 1)},
+			Clauses:     []rundir.ClauseRow{clause(0.48, 0.5, true), clause(0.9, 0.5, false)}}, []int{0, 0, 0, 0}, []int{0, 0, 0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newMarginAcc()

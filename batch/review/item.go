@@ -32,11 +32,13 @@ type Item struct {
 	ParamDescription string `json:"param_description,omitempty"`
 
 	// Gold and Predicted are the compared texts: the parameter values, the
-	// replies, or a gold clause and the whole predicted reply.
+	// replies, or a gold clause and the predicted clause closest to it
+	// (the whole predicted reply for runs written before the clauses
+	// column).
 	Gold      string `json:"gold"`
 	Predicted string `json:"predicted"`
 	// GoldContext and PredictedContext are the whole call's arguments (for
-	// a parameter) or the whole gold reply (for a clause); empty when Gold
+	// a parameter) or the whole replies (for a clause); empty when Gold
 	// and Predicted are already the whole thing.
 	GoldContext      string `json:"gold_context,omitempty"`
 	PredictedContext string `json:"predicted_context,omitempty"`

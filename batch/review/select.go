@@ -301,7 +301,16 @@ func newCandidate(t *rundir.TurnRow, fs rundir.FieldScoreRow, score float64, opt
 	case ok && t.Kind == string(metrics.KindAction):
 		it.GoldContext, it.PredictedContext = deref(t.GoldArgs), deref(t.PredictArgs)
 		describe(&it, t, opts.Tools)
+	case !ok && clauseRow(t, fs.Field) != nil:
+		c := clauseRow(t, fs.Field)
+		if c.PredictedText == nil {
+			return nil, false
+		}
+		gold, pred = c.Gold, *c.PredictedText
+		it.GoldContext, it.PredictedContext = deref(t.GoldResponse), deref(t.PredictResponse)
 	case !ok && t.GoldResponse != nil && t.PredictResponse != nil:
+		// A run written before the clauses column: the gold clause
+		// against the whole reply.
 		m := clauseField.FindStringSubmatch(fs.Field)
 		if m == nil {
 			return nil, false
@@ -318,6 +327,16 @@ func newCandidate(t *rundir.TurnRow, fs rundir.FieldScoreRow, score float64, opt
 	it.Gold, it.Predicted = cut(gold, opts.MaxText), cut(pred, opts.MaxText)
 	it.GoldContext, it.PredictedContext = cut(it.GoldContext, opts.MaxText), cut(it.PredictedContext, opts.MaxText)
 	return &candidate{item: it, margin: math.Abs(score - fs.Threshold), pair: pairHash(it.Gold, it.Predicted)}, true
+}
+
+// clauseRow is the turn's clause of that field path, nil when none.
+func clauseRow(t *rundir.TurnRow, field string) *rundir.ClauseRow {
+	for i := range t.Clauses {
+		if t.Clauses[i].Field == field {
+			return &t.Clauses[i]
+		}
+	}
+	return nil
 }
 
 // describe fills the tool and its descriptions.
