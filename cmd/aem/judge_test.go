@@ -523,7 +523,7 @@ func TestJudgeKeyNotInLogsOrErrors(t *testing.T) {
 		}
 		b, _ := json.Marshal(tr)
 		rows.Write(b)
-		for _, fs := range tr.FieldScores {
+		for _, fs := range tr.AllScores() {
 			if fs.JudgeError != nil && strings.Contains(*fs.JudgeError, "malformed judge answer") {
 				recorded++
 			}
