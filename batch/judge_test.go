@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,16 +33,21 @@ func (f fixedCosine) Compare(_ context.Context, cs []metrics.Comparison) ([]metr
 // When a judge overrides a fitted composite, turns.parquet's cosine column
 // holds the embedding cosine, not the composite's probability: sweep
 // calibrates the embedding's thresholds on that column, and one column
-// must not mix two scales. The composite here answers 0.5 for every value
-// and reply, in its band, and the cosine is 0.42 everywhere, below the
-// similarity band: values and replies are judged, clauses (no composite
-// applies to them) are not. The summary's judge counts agree with a count
-// of the rows by another mark than the one it uses.
+// must not mix two scales. The cosine is 0.42 everywhere, below the
+// similarity band, so clauses (no composite applies to them) are not
+// judged; values get a composite's 0.5, in its band, and are judged;
+// replies get 0.9, above it, and are decided by the composite, their
+// cosine recorded but no judge asked. The summary's judge counts agree
+// with a count of the rows by the judge's marks, which a cosine alone is
+// not.
 func TestRowsKeepTheCosineUnderAJudgedComposite(t *testing.T) {
 	const cosine = 0.42
-	flat := &composite.Model{Features: []string{features.Cosine}, Mean: []float64{0}, Scale: []float64{1}, Coefficients: []float64{0},
-		Threshold: 0.5, EmbeddingModel: composite.EmbeddingModel{ID: "embed:fixed"}}
-	first, err := composite.NewScorer(fixedCosine(cosine), map[string]*composite.Model{composite.DefaultKey: flat})
+	constant := func(logit float64) *composite.Model {
+		return &composite.Model{Features: []string{features.Cosine}, Mean: []float64{0}, Scale: []float64{1}, Coefficients: []float64{0},
+			Intercept: logit, Threshold: 0.5, EmbeddingModel: composite.EmbeddingModel{ID: "embed:fixed"}}
+	}
+	first, err := composite.NewScorer(fixedCosine(cosine), map[string]*composite.Model{
+		metrics.SubTruthValues: constant(0), metrics.SubTruthResponse: constant(math.Log(9))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +72,8 @@ func TestRowsKeepTheCosineUnderAJudgedComposite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rd.Close()
-	var semantic, judged, clauses int
+	var semantic, judged int
+	seen := map[string]int{}
 	for tr, err := range rd.Turns(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
@@ -76,25 +83,32 @@ func TestRowsKeepTheCosineUnderAJudgedComposite(t *testing.T) {
 				continue
 			}
 			semantic++
-			clause := strings.HasPrefix(fs.Field, "response.clause[")
-			if clause {
-				clauses++
+			what := "value"
+			switch {
+			case strings.HasPrefix(fs.Field, "response.clause["):
+				what = "clause"
+			case fs.Field == "response":
+				what = "reply"
 			}
+			seen[what]++
 			asked := fs.JudgeReason != nil || fs.JudgeError != nil
 			switch {
-			case asked == clause:
-				t.Errorf("%s turn %d %s: judged %v: %+v", tr.DialogID, tr.TurnNo, fs.Field, asked, fs)
-			case asked && (fs.Cosine == nil || *fs.Cosine != cosine):
-				t.Errorf("%s turn %d %s: cosine column %v, want the cosine %v (0.5 is the composite's probability)", tr.DialogID, tr.TurnNo, fs.Field, ptrText(fs.Cosine), cosine)
-			case !asked && fs.Cosine != nil:
-				t.Errorf("%s turn %d %s: not judged, yet a cosine %v", tr.DialogID, tr.TurnNo, fs.Field, *fs.Cosine)
-			case asked:
+			case asked != (what == "value"):
+				t.Errorf("%s turn %d %s (%s): judged %v: %+v", tr.DialogID, tr.TurnNo, fs.Field, what, asked, fs)
+			case what != "clause" && (fs.Cosine == nil || *fs.Cosine != cosine):
+				t.Errorf("%s turn %d %s: cosine column %v, want the cosine %v (not the composite's probability)", tr.DialogID, tr.TurnNo, fs.Field, ptrText(fs.Cosine), cosine)
+			case what == "reply" && (*fs.By != composite.ByComposite || math.Abs(fs.Score-0.9) > 1e-9):
+				t.Errorf("%s turn %d: the reply was not the composite's to decide: %+v", tr.DialogID, tr.TurnNo, fs)
+			case what == "clause" && fs.Cosine != nil:
+				t.Errorf("%s turn %d %s: an embedding decision with a cosine %v", tr.DialogID, tr.TurnNo, fs.Field, *fs.Cosine)
+			}
+			if asked {
 				judged++
 			}
 		}
 	}
-	if judged == 0 || clauses == 0 {
-		t.Fatalf("%d judged fields, %d clauses: the test needs both", judged, clauses)
+	if seen["value"] == 0 || seen["reply"] == 0 || seen["clause"] == 0 {
+		t.Fatalf("decisions by kind %v: the test needs all three", seen)
 	}
 	if j := sum.Judge; j == nil || j.Semantic != semantic || j.Escalated != judged || j.Decided != judged || j.Errors != 0 {
 		t.Errorf("summary judge block %+v; the rows have %d semantic fields, %d judged", sum.Judge, semantic, judged)
