@@ -26,7 +26,7 @@ const (
 const (
 	DefaultBackend          = BackendORT
 	DefaultBatchSize        = 256     // rows per model call at most; DefaultBatchTokens decides below it
-	DefaultBatchTokens      = 2048    // token slots (rows x padded length) per model call
+	DefaultBatchTokens      = 512     // token slots (rows x padded length) per model call: measured best on 2 cores (BENCHMARKS.md)
 	DefaultCacheMaxBytes    = 8 << 30 // 8 GiB of cached vectors (about four million 512-d vectors: a 1M-turn nightly set holds ~1.6M distinct strings)
 	DefaultCacheLockTimeout = 5 * time.Second
 	DefaultMemoEntries      = 10_000 // about 20 MiB of 512-d vectors: the strings that repeat (gold values) stay; the rest come from the persistent cache
