@@ -1,9 +1,13 @@
 package metrics
 
 import (
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/aem-dev/aem/metrics/features"
 )
 
 // FuzzCompareValues judges a Tool turn built from two arbitrary JSON
@@ -103,6 +107,76 @@ func FuzzSplitClauses(f *testing.F) {
 		}
 		if got, want := words(strings.Join(clauses, " ")), words(text); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
 			t.Fatalf("words changed:\n got %q\nwant %q", got, want)
+		}
+	})
+}
+
+// FuzzCoverage judges a reply against its gold reply after a user turn:
+// the coverage is a share in [0, 1] computed from the clauses' weights, a
+// clause is covered only when required and with no anchor missing, a
+// clause that is not required is never compared, an identical reply is
+// complete, and judging twice gives the same verdict.
+func FuzzCoverage(f *testing.F) {
+	for _, s := range [][3]string{
+		{"Where is order A-1043?", "Here is what I found. Your order A-1043 shipped on May 2. Anything else?", "Order A-1043 went out on May 3."},
+		{"", "It is 21 degrees; wind 40 km/h.\nLet me know if you need more.", "21 degrees, windy."},
+		{"Q3?", "Q3 revenue was $4.5M. 1. Costs fell. e.g. rent", "Revenue in the third quarter: 4,500,000 dollars."},
+		{"", "", "anything"}, {"", "Done.", ""}, {"\xff", "\xfe 1,2,,3 ..", "… 3rd"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	vocab := features.NewVocabulary()
+	for i := range 30 {
+		vocab.Add(fmt.Sprintf("Here is what I found. Parcel %d left. Anything else?", i))
+	}
+	f.Fuzz(func(t *testing.T, user, gold, pred string) {
+		d := Dialog{ID: "d", Turns: []Turn{
+			{TurnNo: 1, Role: RoleUser, HasGold: true, GoldResponse: user},
+			{TurnNo: 2, Role: RoleAgent, HasGold: true, HasPredict: true, GoldResponse: gold, PredictResponse: pred},
+		}}
+		m := Default().WithVocabulary(vocab)
+		judge := func() Verdict {
+			sims, err := m.Similarities(t.Context(), Lexical{}, []Dialog{d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.Judge(d, sims, "lexical")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Turns[0]
+		}
+		v := judge()
+		cov := v.FieldScores[1]
+		if cov.Field != "response.coverage" || math.IsNaN(cov.Score) || cov.Score < 0 || cov.Score > 1 || cov.Pass != (v.Completeness == OutcomePass) {
+			t.Fatalf("coverage %+v, completeness %s", cov, v.Completeness)
+		}
+		var req, covered float64
+		for _, c := range v.Clauses {
+			if c.Weight < 0 || math.IsNaN(c.Weight) || c.Required != (c.Weight > 0) || c.Covered && (!c.Required || !c.Pass || len(c.MissingAnchors) > 0) {
+				t.Fatalf("clause %+v", c)
+			}
+			if c.Required {
+				req += c.Weight
+				if c.Covered {
+					covered += c.Weight
+				}
+			} else {
+				for _, q := range m.Requests(d) {
+					if q.Kind == CompareClause && q.Field == c.Field {
+						t.Fatalf("clause %q is not required but compared: %+v", c.Text, q)
+					}
+				}
+			}
+		}
+		if req > 0 && math.Abs(cov.Score-covered/req) > 1e-9 || req == 0 && cov.Score != 1 {
+			t.Fatalf("coverage %v, clauses give %v / %v", cov.Score, covered, req)
+		}
+		if gold == pred && v.Completeness != OutcomePass {
+			t.Fatalf("an identical reply is incomplete: %+v", v.Clauses)
+		}
+		if again := judge(); !reflect.DeepEqual(again, v) {
+			t.Fatalf("not deterministic:\n%+v\n%+v", v, again)
 		}
 	})
 }

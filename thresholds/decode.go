@@ -114,7 +114,7 @@ func (f *File) problems() []problem {
 			out = append(out, bandProblems("judge_band.composite", c.Low, c.High, 0, "a probability")...)
 		}
 	}
-	for _, k := range sortedKeys(f.Composite) {
+	for _, k := range slices.Sorted(maps.Keys(f.Composite)) {
 		if err := f.Composite[k].Validate(); err != nil {
 			out = append(out, problem{"composite." + k, err.Error(), "write the section as 'aem sweep --fit' does, or refit it"})
 		}
@@ -131,15 +131,6 @@ func (f *File) problems() []problem {
 }
 
 type problem struct{ Key, Problem, Fix string }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 // bandProblems checks an uncertain band at key: both bounds in [min, 1],
 // low not above high.

@@ -3,7 +3,9 @@ package thresholds
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/aem-dev/aem/batch/safefile"
@@ -104,7 +106,7 @@ func (f *File) Scorer(name string, first metrics.Scorer) (metrics.Scorer, error)
 	if models == nil {
 		return first, nil
 	}
-	for _, k := range sortedKeys(models) {
+	for _, k := range slices.Sorted(maps.Keys(models)) {
 		if err := models[k].CheckEmbeddingModel(first.ID()); err != nil {
 			return nil, refuse(name, "composite."+k, err.Error(), "", err)
 		}

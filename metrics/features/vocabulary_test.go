@@ -2,6 +2,7 @@ package features
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -86,4 +87,30 @@ func TestVocabularyWeightOrder(t *testing.T) {
 			t.Errorf("order of Add changed Weight(%q)", c)
 		}
 	}
+}
+
+// FuzzWeight: a clause's weight is finite and never negative, does not
+// depend on the order replies were added in, and is 0 for a clause the
+// user said word for word.
+func FuzzWeight(f *testing.F) {
+	for _, s := range [][2]string{{"It is 21 degrees.", "Anything else?"}, {"Order A-1043 shipped on May 2.", "Where is order A-1043?"},
+		{"", ""}, {"\xff 1,2,,3", "Q3 twenty-five"}, {"J. Smith, U.S.", "NYC"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, clause, other string) {
+		a, b := NewVocabulary(), NewVocabulary()
+		a.Add(clause)
+		a.Add(other)
+		b.Add(other)
+		b.Add(clause)
+		w := a.Weight(clause, nil)
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 || w != b.Weight(clause, nil) {
+			t.Fatalf("Weight(%q) = %v (other order %v)", clause, w, b.Weight(clause, nil))
+		}
+		ctx := Context{}
+		ctx.AddUtterance(clause)
+		if w := a.Weight(clause, ctx); w != 0 {
+			t.Fatalf("Weight(%q) after the user said it = %v", clause, w)
+		}
+	})
 }

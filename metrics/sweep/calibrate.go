@@ -64,6 +64,10 @@ func Calibrate(ctx context.Context, in Input, opts Options) (*Result, error) {
 	}
 	if len(binary) > 0 {
 		if err := fitGlobal(ctx, res, binary, in, opts); err != nil {
+			var e *Error
+			if errors.As(err, &e) && errors.Is(e.Err, ErrTooFewLabels) {
+				e.Detail += labelsElsewhere(samples, in)
+			}
 			return nil, err
 		}
 		res.Evaluation = "in-sample (fitted and scored on the same rows: optimistic)"
@@ -113,7 +117,16 @@ func oneClass(lc LabelCounts, samples []Sample, in Input) error {
 	if lc.Positive == 0 {
 		have, need = "fail", "passing"
 	}
-	detail := fmt.Sprintf("all %d binary labels of the comparisons the similarity threshold is fitted on are %s", lc.Binary, have)
+	detail := fmt.Sprintf("all %d binary labels of the comparisons the similarity threshold is fitted on are %s", lc.Binary, have) +
+		labelsElsewhere(samples, in)
+	return &Error{Err: ErrOneClass, Detail: detail,
+		Fix: fmt.Sprintf("a threshold separates two classes: label some %s cases among the values and replies the scorer compares (a few dozen of each class is a useful start)", need)}
+}
+
+// labelsElsewhere says where the labels that the similarity threshold is
+// not fitted on went: turns left out of fitting (with the reasons), and
+// replies' coverage samples; "" when none went elsewhere.
+func labelsElsewhere(samples []Sample, in Input) string {
 	fitted := map[string]bool{}
 	var cover [2]int
 	for _, s := range samples {
@@ -128,21 +141,22 @@ func oneClass(lc LabelCounts, samples []Sample, in Input) error {
 			left[b2i(v.Human)]++
 		}
 	}
+	var out string
 	if n := left[0] + left[1]; n > 0 {
-		detail += fmt.Sprintf("; %d labelled turns (%d pass, %d fail) were left out of fitting", n, left[1], left[0])
+		out += fmt.Sprintf("; %d other labelled turns (%d pass, %d fail) were left out of fitting", n, left[1], left[0])
 		if len(in.Excluded) > 0 {
 			var why []string
 			for _, k := range sortedKeys(in.Excluded) {
 				why = append(why, fmt.Sprintf("%d %s", in.Excluded[k], k))
 			}
-			detail += ": " + strings.Join(why, "; ")
+			out += ": " + strings.Join(why, "; ")
 		}
 	}
 	if cover[0]+cover[1] > 0 {
-		detail += fmt.Sprintf("; %d labels (%d pass, %d fail) calibrate the coverage of replies (%s), which is not a similarity", cover[0]+cover[1], cover[1], cover[0], metrics.SubCompleteResponse)
+		out += fmt.Sprintf("; %d labels (%d pass, %d fail) calibrate the coverage of replies (%s) on its own, not being similarities",
+			cover[0]+cover[1], cover[1], cover[0], metrics.SubCompleteResponse)
 	}
-	return &Error{Err: ErrOneClass, Detail: detail,
-		Fix: fmt.Sprintf("a threshold separates two classes: label some %s cases among the values and replies the scorer compares (a few dozen of each class is a useful start)", need)}
+	return out
 }
 
 func b2i(b bool) int {
@@ -282,11 +296,15 @@ func weakness(e *evaluation, labels []bool) string {
 	if e.auc <= WeakROCAUC {
 		why = append(why, fmt.Sprintf("ROC-AUC %.3f (at most %g)", e.auc, WeakROCAUC))
 	}
-	switch e.chosen {
-	case 0:
+	switch f := e.figures; {
+	case e.chosen == 0:
 		why = append(why, fmt.Sprintf("the threshold %.4g sits at the lowest score, so every labelled comparison passes", e.threshold()))
-	case len(e.points) - 1:
+	case e.chosen == len(e.points)-1:
 		why = append(why, fmt.Sprintf("the threshold %.4g sits above the highest score, so no labelled comparison passes", e.threshold()))
+	case e.folds != nil && f.TP+f.FP == 0:
+		why = append(why, "held out, the fits call no labelled comparison a pass: their thresholds sit at the edge of the scores")
+	case e.folds != nil && f.TN+f.FN == 0:
+		why = append(why, "held out, the fits call every labelled comparison a pass: their thresholds sit at the edge of the scores")
 	}
 	if len(why) == 0 {
 		return ""
@@ -298,9 +316,12 @@ func weakness(e *evaluation, labels []bool) string {
 		}
 	}
 	major := max(pos, len(labels)-pos)
-	return fmt.Sprintf("the fit is no better than a trivial rule: %s; calling every one of the %d labelled comparisons the majority class (%d pass, %d fail) would be %.1f%% right. The scores do not separate the human labels",
+	return weakPrefix + fmt.Sprintf("%s; calling every one of the %d labelled comparisons the majority class (%d pass, %d fail) would be %.1f%% right. The scores do not separate the human labels",
 		strings.Join(why, ", "), len(labels), pos, len(labels)-pos, 100*float64(major)/float64(len(labels)))
 }
+
+// weakPrefix opens Result.Warning; Weak leaves it out, ErrWeak saying it.
+const weakPrefix = "the fit is no better than a trivial rule: "
 
 // classSpread says how many labels of each class there are and how many
 // dialogs (groups) hold them, naming the groups when there are few.

@@ -11,6 +11,7 @@ import (
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/composite"
 	"github.com/aem-dev/aem/metrics/features"
+	"github.com/aem-dev/aem/metrics/stats"
 )
 
 // numbered makes nd dialogs of labelled reply comparisons in which the
@@ -231,5 +232,110 @@ func TestCompositeScoresATurnByItsWorstComparison(t *testing.T) {
 	}
 	if res.Accuracy.Value < 0.95 || res.CosineOnly.Accuracy.Value > 0.75 {
 		t.Errorf("held-out accuracy: composite %.3f, cosine %.3f", res.Accuracy.Value, res.CosineOnly.Accuracy.Value)
+	}
+}
+
+// TestRefusalsSayWhereTheLabelsWent: when the comparisons a threshold is
+// fitted on have one class, or too few dialogs of one, the refusal counts
+// the labels that went elsewhere: turns left out of fitting, with the
+// reasons, and replies' coverage samples.
+func TestRefusalsSayWhereTheLabelsWent(t *testing.T) {
+	sim := func(g string, label bool) Sample {
+		return Sample{Group: g, SubMetric: metrics.SubTruthValues, Score: 0.7, HasLabel: true, Label: label, Ref: g + " turn 1"}
+	}
+	cov := func(g string, label bool) Sample {
+		return Sample{Group: g, SubMetric: metrics.SubCompleteResponse, Score: 0.5, HasLabel: true, Label: label, Ref: g + " turn 2"}
+	}
+	verdicts := func(s []Sample, extra ...Verdict) []Verdict {
+		var v []Verdict
+		for _, x := range s {
+			v = append(v, Verdict{Group: x.Group, Ref: x.Ref, Human: x.Label})
+		}
+		return append(v, extra...)
+	}
+	left := []Verdict{{Group: "x", Ref: "x turn 5", Human: false}, {Group: "y", Ref: "y turn 5", Human: false}, {Group: "y", Ref: "y turn 6", Human: true}}
+	excluded := map[string]int{"no semantic comparison (exact or typed matches only)": 3}
+
+	oneClass := []Sample{sim("a", true), sim("b", true), sim("c", true), cov("a", false), cov("b", false)}
+	_, err := Calibrate(context.Background(), Input{Samples: oneClass, Verdicts: verdicts(oneClass, left...), Excluded: excluded}, quick())
+	var e *Error
+	if !errors.Is(err, ErrOneClass) || !errors.As(err, &e) {
+		t.Fatalf("one class: %v", err)
+	}
+	for _, want := range []string{"all 3 binary labels of the comparisons the similarity threshold is fitted on are pass",
+		"3 other labelled turns (1 pass, 2 fail) were left out of fitting: 3 no semantic comparison",
+		"2 labels (0 pass, 2 fail) calibrate the coverage of replies (completeness.response)"} {
+		if !strings.Contains(e.Detail, want) {
+			t.Errorf("one class: detail %q lacks %q", e.Detail, want)
+		}
+	}
+
+	oneDialog := []Sample{sim("a", true), sim("a", false), sim("b", false), cov("c", true), cov("d", false)}
+	_, err = Calibrate(context.Background(), Input{Samples: oneDialog, Verdicts: verdicts(oneDialog)}, quick())
+	if !errors.Is(err, ErrTooFewLabels) || !errors.As(err, &e) || !strings.Contains(e.Detail, "1 pass label(s) from 1 dialog(s) (a)") ||
+		!strings.Contains(e.Detail, "2 labels (1 pass, 1 fail) calibrate the coverage of replies") {
+		t.Errorf("too few: %v", err)
+	}
+}
+
+// TestCoverageIsFittedOnItsOwn: a reply's coverage is a share, not a
+// similarity: it gets its own threshold and never moves the global one,
+// and no composite is fitted on it.
+func TestCoverageIsFittedOnItsOwn(t *testing.T) {
+	var s []Sample
+	for d := range 40 {
+		g := fmt.Sprintf("d%02d", d)
+		// Similarities: pass at 0.6 and above.
+		for k, score := range []float64{0.3, 0.55, 0.65, 0.9} {
+			s = append(s, Sample{Group: g, SubMetric: metrics.SubTruthValues, Score: score, HasLabel: true, Label: score >= 0.6,
+				Ref: fmt.Sprintf("%s v%d", g, k)})
+		}
+		// Coverage: pass at 0.9 and above, with scores a similarity threshold would misplace.
+		for k, score := range []float64{0.5, 0.8, 0.95, 1} {
+			s = append(s, Sample{Group: g, SubMetric: metrics.SubCompleteResponse, Score: score, HasLabel: true, Label: score >= 0.9,
+				Ref: fmt.Sprintf("%s c%d", g, k)})
+		}
+	}
+	res, err := Calibrate(context.Background(), Input{Samples: s}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Labels.Binary != 160 || res.Threshold.Value < 0.55 || res.Threshold.Value > 0.65 {
+		t.Errorf("global: %d labels, threshold %v; want the 160 similarities' threshold in (0.55, 0.65)", res.Labels.Binary, res.Threshold.Value)
+	}
+	g := res.SubMetrics[metrics.SubCompleteResponse]
+	if g == nil || g.Threshold == nil || *g.Threshold < 0.8 || *g.Threshold > 0.95 {
+		t.Fatalf("coverage group %+v", g)
+	}
+	th, err := res.Thresholds("test")
+	if err != nil || th.SubMetrics[metrics.SubCompleteResponse] != *g.Threshold {
+		t.Errorf("thresholds %+v, %v", th, err)
+	}
+}
+
+// TestWeaknessAtTheEdge: a threshold at either end of the scores, and fits
+// whose held-out verdicts are all one class though the final fit's is
+// not, are weak whatever else the figures say.
+func TestWeaknessAtTheEdge(t *testing.T) {
+	pts := []stats.Point{{Threshold: 0.1}, {Threshold: 0.5}, {Threshold: 0.9}}
+	labels := []bool{true, true, false}
+	for _, tc := range []struct {
+		name    string
+		e       evaluation
+		contain string
+	}{
+		{"lowest", evaluation{points: pts, chosen: 0, auc: 0.9, figures: stats.Confusion{TP: 2, FP: 1}}, "sits at the lowest score"},
+		{"above the highest", evaluation{points: pts, chosen: 2, auc: 0.9, figures: stats.Confusion{TN: 1, FN: 2}}, "sits above the highest score"},
+		{"held out, all pass", evaluation{points: pts, chosen: 1, auc: 0.9, folds: &FoldInfo{}, figures: stats.Confusion{TP: 2, FP: 1}}, "call every labelled comparison a pass"},
+		{"held out, none pass", evaluation{points: pts, chosen: 1, auc: 0.9, folds: &FoldInfo{}, figures: stats.Confusion{TN: 1, FN: 2}}, "call no labelled comparison a pass"},
+	} {
+		w := weakness(&tc.e, labels)
+		if !strings.Contains(w, tc.contain) || !strings.HasPrefix(w, weakPrefix) {
+			t.Errorf("%s: warning %q lacks %q", tc.name, w, tc.contain)
+		}
+	}
+	good := evaluation{points: pts, chosen: 1, auc: 0.9, folds: &FoldInfo{}, figures: stats.Confusion{TP: 2, TN: 1}}
+	if w := weakness(&good, labels); w != "" {
+		t.Errorf("a good fit is weak: %q", w)
 	}
 }

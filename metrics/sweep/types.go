@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"math"
+	"strings"
 
 	"github.com/aem-dev/aem/metrics/composite"
 	"github.com/aem-dev/aem/metrics/features"
@@ -295,6 +296,6 @@ func (r *Result) Weak() error {
 	if r.Warning == "" {
 		return nil
 	}
-	return &Error{Err: ErrWeak, Detail: r.Warning,
+	return &Error{Err: ErrWeak, Detail: strings.TrimPrefix(r.Warning, weakPrefix),
 		Fix: "look at the disagreements (aem show), label more turns of the rarer class, or fit the composite (--fit), which sees numbers, names and negations the cosine misses; --accept-weak keeps the result anyway"}
 }
