@@ -161,7 +161,7 @@ func judgeNote(n *metrics.JudgeNote) (cosine *float64, reason, failure *string) 
 // (not required) has no predicted clause, score or threshold.
 func clauseRow(c *metrics.ClauseScore) rundir.ClauseRow {
 	r := rundir.ClauseRow{Field: c.Field, Gold: c.Text, Weight: c.Weight, Required: c.Required, Covered: c.Covered,
-		Method: c.Method, Pass: c.Pass, MissingAnchors: nonNil(c.MissingAnchors), By: optStr(c.By)}
+		Method: c.Method, Pass: c.Pass, MissingAnchors: nonNil(c.MissingAnchors), MissingNames: nonNil(c.MissingNames), By: optStr(c.By)}
 	if c.Predicted >= 0 {
 		k := int64(c.Predicted)
 		r.Predicted, r.PredictedText = &k, &c.PredictedText

@@ -213,3 +213,29 @@ func TestEvaluateLearnsItsVocabulary(t *testing.T) {
 		t.Errorf("empty vocabulary: pass %v, clauses %+v", v.Pass, v.Clauses)
 	}
 }
+
+// TestAnotherNameIsNotCovered: a clause naming another person, place or
+// team than gold's is not covered however similar the wording; a name
+// mentioned by one of its words or its acronym is.
+func TestAnotherNameIsNotCovered(t *testing.T) {
+	const gold = "I emailed Alice Chen about the refund."
+	for _, tc := range []struct {
+		pred     string
+		complete bool
+		missing  []string
+	}{
+		{"I emailed Deepak Rao about the refund.", false, []string{"Alice Chen"}},
+		{"I emailed Alice about the refund.", true, nil},
+	} {
+		d := oneTurn(t, fmt.Sprintf(`{"turn_no":1,"turn":"Agent","gold_turn":{"response":%q},"predict_turn":{"response":%q}}`, gold, tc.pred))
+		m := mustNew(t, DefaultConfig()).WithVocabulary(signOffVocabulary())
+		r, err := m.Judge(d, repliesAt(0.9, pairScores{{gold, tc.pred}: 0.93}, m.Requests(d)), "table")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := r.Turns[0]
+		if c := v.Clauses[0]; (v.Completeness == OutcomePass) != tc.complete || !reflect.DeepEqual(c.MissingNames, tc.missing) || !c.Pass {
+			t.Errorf("%q: completeness %s, clause %+v; want complete %v, missing names %v", tc.pred, v.Completeness, c, tc.complete, tc.missing)
+		}
+	}
+}

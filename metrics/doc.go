@@ -134,9 +134,11 @@
 // clause, field "response.clause[i]", i counting every gold clause) and
 // is covered when the best of them reaches the completeness.clause
 // threshold (else the global one) and the predicted reply states every
-// anchor of the clause that the user did not state first
-// (ClauseScore.MissingAnchors: a changed number is not covered, however
-// similar the wording). The coverage is the covered clauses' weight over
+// anchor of the clause (ClauseScore.MissingAnchors: a changed number is
+// not covered, however similar the wording) and mentions every name of it
+// by one of its words or an acronym (ClauseScore.MissingNames: "Deepak
+// Rao" for "Alice Chen" is not covered), leaving out what the user stated
+// first. The coverage is the covered clauses' weight over
 // the required clauses' weight (1 when none is required), and the reply is
 // complete when it reaches Thresholds.Coverage: the completeness.response
 // entry, a share in [0, 1], else 1 (all required content).

@@ -336,12 +336,14 @@ func (j *judger) contextBefore(turnNo int) features.Context {
 // content (its weight, given what the user said before, is above 0); it
 // is covered when its best-matching predicted clause passes the
 // completeness.clause threshold and the predicted reply states every
-// anchor of the clause the user did not state first. A clause found
+// anchor and mentions every name of the clause the user did not state
+// first. A clause found
 // verbatim is exact and needs no scorer call; a clause that is not
 // required is never compared. With no required clause the coverage is 1.
 func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScore, FieldScore, error) {
 	gc, pc := SplitClauses(gold), SplitClauses(pred)
-	predAnchors := features.Anchors(features.Tokenize(pred))
+	predTokens := features.Tokenize(pred)
+	predAnchors := features.Anchors(predTokens)
 	out := make([]ClauseScore, 0, len(gc))
 	var required, covered float64
 	for i, g := range gc {
@@ -357,7 +359,8 @@ func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScor
 			return nil, FieldScore{}, fmt.Errorf("%s: %w", cs.Field, err)
 		}
 		cs.MissingAnchors = features.DiffAnchors(ownAnchors(g, ctx), predAnchors)
-		cs.Covered = cs.Pass && len(cs.MissingAnchors) == 0
+		cs.MissingNames = features.MissingNames(features.Tokenize(g), predTokens, ctx)
+		cs.Covered = cs.Pass && len(cs.MissingAnchors) == 0 && len(cs.MissingNames) == 0
 		required += cs.Weight
 		if cs.Covered {
 			covered += cs.Weight

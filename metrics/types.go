@@ -197,7 +197,12 @@ type ClauseScore struct {
 	// leaving out those the user said before. A clause missing one is not
 	// covered, however similar its wording.
 	MissingAnchors []string
-	// Covered is Required && Pass && no anchor is missing.
+	// MissingNames are the clause's names (features.MissingNames: "Alice
+	// Chen", "North America") that the predicted reply does not mention by
+	// any of their words or as an acronym, leaving out those the user
+	// said before. A clause missing one is not covered.
+	MissingNames []string
+	// Covered is Required && Pass && no anchor or name is missing.
 	Covered bool
 }
 

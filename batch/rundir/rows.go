@@ -83,9 +83,13 @@ type ClauseRow struct {
 	Threshold     *float64 `parquet:"threshold,optional" json:"threshold"`
 	ThresholdFrom *string  `parquet:"threshold_from,optional" json:"threshold_from"`
 	// Pass is whether Score reached Threshold; Covered also needs every
-	// anchor of the clause stated (MissingAnchors empty).
+	// anchor of the clause stated and every name mentioned
+	// (MissingAnchors and MissingNames empty).
 	Pass           bool     `parquet:"pass" json:"pass"`
 	MissingAnchors []string `parquet:"missing_anchors,list" json:"missing_anchors"`
+	// MissingNames are the clause's names the predicted reply does not
+	// mention (metrics.ClauseScore.MissingNames); Covered needs none.
+	MissingNames []string `parquet:"missing_names,optional,list" json:"missing_names"`
 	// By, Cosine, JudgeReason and JudgeError are as in FieldScoreRow.
 	By          *string  `parquet:"by,optional" json:"by"`
 	Cosine      *float64 `parquet:"cosine,optional" json:"cosine"`

@@ -10,7 +10,8 @@
 // It also finds the anchors a reply's completeness rests on (Anchors: the
 // numbers, dates, times, quarters and codes a text states, normalised so
 // that "$4.5M" equals "4,500,000" and "June 14, 2024" equals
-// "2024-06-14"), and weighs how informative a clause is (Vocabulary).
+// "2024-06-14"), the names one text has and another does not mention
+// (MissingNames), and weighs how informative a clause is (Vocabulary).
 //
 // Everything here is pure, deterministic and safe for concurrent use.
 package features

@@ -3,6 +3,7 @@ package features
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -231,4 +232,34 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestMissingNames(t *testing.T) {
+	for _, tc := range []struct {
+		gold, pred, user string
+		want             []string
+	}{
+		{"I emailed Alice Chen about it.", "Alice Chen got an email from me.", "", nil},
+		{"I emailed Alice Chen about it.", "I emailed Deepak Rao about it.", "", []string{"Alice Chen"}},
+		{"I emailed Alice Chen about it.", "I emailed Alice about it.", "", nil}, // one of its words mentions it
+		{"The North America team has it.", "The LATAM team has it.", "", []string{"North America"}},
+		{"The North America team has it.", "The NA team has it.", "", nil},           // an acronym of the name
+		{"The EMEA team has it.", "Europe, Middle East and Africa has it.", "", nil}, // the name is an acronym of words
+		{"Flights to New York City are full.", "Flights to NYC are full.", "", nil},
+		{"Flights to New York City are full.", "Flights to New York are full.", "", nil},
+		{"Flights to New York City are full.", "Flights to Chicago are full.", "", []string{"New York City"}},
+		{"Paris is sunny.", "It is sunny.", "", nil},                        // a first word is no name
+		{"It is sunny in Paris.", "It is sunny.", "What about Paris?", nil}, // the user said it
+		{"Your request is logged under WBSVJC.", "It is logged under RRA4WD.", "", []string{"WBSVJC"}},
+		{"It is 20 degrees.", "Twenty degrees.", "", nil},
+	} {
+		var ctx Context
+		if tc.user != "" {
+			ctx = Context{}
+			ctx.AddUtterance(tc.user)
+		}
+		if got := MissingNames(Tokenize(tc.gold), Tokenize(tc.pred), ctx); !slices.Equal(got, tc.want) {
+			t.Errorf("MissingNames(%q, %q) = %q, want %q", tc.gold, tc.pred, got, tc.want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -164,4 +165,66 @@ func negated(ts []Token) bool {
 		}
 	}
 	return false
+}
+
+// nameRuns returns the runs of consecutive name tokens of ts (isName),
+// each as its tokens.
+func nameRuns(ts []Token) [][]Token {
+	var out [][]Token
+	var run []Token
+	ttl := titled(ts)
+	for _, t := range ts {
+		if isName(t, ttl) {
+			run = append(run, t)
+			continue
+		}
+		if len(run) > 0 {
+			out = append(out, run)
+			run = nil
+		}
+	}
+	if len(run) > 0 {
+		out = append(out, run)
+	}
+	return out
+}
+
+// MissingNames returns the names of gold (runs of name tokens: "Alice
+// Chen", "North America", "EMEA") that pred does not mention, each as
+// written in gold, in order, leaving out those in ctx (what the user
+// said; nil for nothing). A name is mentioned when pred has one of its
+// words (case-insensitively: "New York" mentions "New York City", "Chen"
+// mentions "Alice Chen"), spells it as an acronym ("NYC"), or when the
+// name is an acronym of words pred has ("EMEA" for "Europe, Middle East
+// and Africa"). A wholly different name ("Deepak Rao" for "Alice Chen",
+// "APAC" for "North America") is missing.
+func MissingNames(gold, pred []Token, ctx Context) []string {
+	predWords := map[string]bool{}
+	for _, t := range pred {
+		predWords[strings.ReplaceAll(t.Lower, ".", "")] = true
+	}
+	var out []string
+	for _, run := range nameRuns(gold) {
+		mentioned, said := false, true
+		var words []string
+		for _, t := range run {
+			w := strings.ReplaceAll(t.Lower, ".", "")
+			words = append(words, t.Text)
+			said = said && ctx[t.Lower]
+			mentioned = mentioned || predWords[w] || isAcronym(t.Text) && spellsRun(pred, w)
+		}
+		if !mentioned {
+			covered := make([]bool, len(run))
+			for _, p := range pred {
+				if p.Kind == Word && isAcronym(p.Text) {
+					markInitials(run, covered, strings.ToLower(strings.ReplaceAll(p.Text, ".", "")))
+				}
+			}
+			mentioned = slices.Contains(covered, true)
+		}
+		if !mentioned && !said {
+			out = append(out, strings.Join(words, " "))
+		}
+	}
+	return out
 }
