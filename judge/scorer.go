@@ -129,13 +129,14 @@ func parseBand(s string, min float64, example string) (Band, error) {
 // keep them as the best); each lies below an alternative the first scorer
 // or the judge accepted, so the decision is the one judging them all
 // would give. An alternative that gets a judge error counts as not
-// equivalent. It is safe for concurrent use.
+// equivalent. A Moot comparison (no verdict turns on it) is never sent.
+// It is safe for concurrent use.
 type Escalation struct {
 	first metrics.Scorer
 	judge *Judge
 	bands Bands
 
-	comparisons, escalated, spared, judgeErrors atomic.Int64
+	comparisons, escalated, spared, moot, judgeErrors atomic.Int64
 }
 
 var _ metrics.Scorer = (*Escalation)(nil)
@@ -230,6 +231,12 @@ func (e *Escalation) plan(cs []metrics.Comparison, out []metrics.Similarity) (as
 	for i, s := range out {
 		band := e.bands.For(s.By)
 		c := cs[i]
+		if c.Moot {
+			if band.Contains(s.Score) {
+				e.moot.Add(1)
+			}
+			continue
+		}
 		if c.Among == "" {
 			if band.Contains(s.Score) {
 				ask = append(ask, i)
@@ -310,12 +317,15 @@ type EscalationStats struct {
 	Escalated   int64 // of those, sent to the judge (their score lay in the band)
 	// Spared are in-band alternatives not sent: another alternative of
 	// theirs scored above the band or was found equivalent.
-	Spared      int64
+	Spared int64
+	// Moot are in-band comparisons not sent because no verdict turns on
+	// them (metrics.Comparison.Moot).
+	Moot        int64
 	JudgeErrors int64 // escalated comparisons the judge gave no answer for (decided by the first scorer)
 }
 
 // Stats returns the counters so far.
 func (e *Escalation) Stats() EscalationStats {
 	return EscalationStats{Comparisons: e.comparisons.Load(), Escalated: e.escalated.Load(), Spared: e.spared.Load(),
-		JudgeErrors: e.judgeErrors.Load()}
+		Moot: e.moot.Load(), JudgeErrors: e.judgeErrors.Load()}
 }

@@ -349,3 +349,28 @@ func TestEscalationJudgesAlternativesFromTheTop(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// A Moot comparison (no verdict turns on it) is never sent, whatever its
+// score; it keeps the first scorer's answer and is counted.
+func TestEscalationLeavesMootComparisons(t *testing.T) {
+	f := newServer(t)
+	j, _ := newTestJudge(t, f)
+	e := judge.NewEscalation(pairScorer{{"$4M", "high"}: 0.6, {"fell", "dropped"}: 0.6}, j, judge.Bands{Similarity: judge.DefaultBand})
+	cs := []metrics.Comparison{
+		{Kind: metrics.CompareClause, Field: "response.clause[0]", Gold: "$4M", Predicted: "high", Among: "high", Moot: true},
+		{Kind: metrics.CompareClause, Field: "response.clause[1]", Gold: "fell", Predicted: "dropped", Among: "dropped"},
+	}
+	got, err := e.Compare(context.Background(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].By != metrics.ByEmbed || got[0].Judge != nil || got[0].Spared || got[1].By != metrics.ByJudge {
+		t.Errorf("got %+v", got)
+	}
+	if n := len(f.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1 (the moot one left out)", n)
+	}
+	if st := e.Stats(); st != (judge.EscalationStats{Comparisons: 2, Escalated: 1, Moot: 1}) {
+		t.Errorf("stats %+v", st)
+	}
+}

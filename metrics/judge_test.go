@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // judgeScorer answers every comparison by gold string: a score and who
@@ -119,5 +121,25 @@ func TestSparedAlternativesAreNeverTheBest(t *testing.T) {
 	s["Revenue rose 5%.|Sales were up. Revenue grew 5%. Costs fell."] = Similarity{Score: 0.7, By: ByEmbed}
 	if _, err := Evaluate(context.Background(), s, DefaultConfig(), []Dialog{d}); !errors.Is(err, ErrScorer) || !strings.Contains(err.Error(), "spared") {
 		t.Errorf("every alternative spared: %v, want ErrScorer naming it", err)
+	}
+}
+
+// A gold clause whose amount the reply lacks is not covered whatever its
+// similarity: its comparisons are asked Moot, the others not.
+func TestClauseComparisonsMootWithoutAnchors(t *testing.T) {
+	d := dialogJSON(t, `{"dialog_id": "d", "turns": [
+		{"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "Revenue was $4M. Costs fell."}, "predict_turn": {"response": "Revenue was high. Costs dropped."}}]}`)
+	moot := map[string]bool{}
+	for _, c := range Default().Requests(d) {
+		if c.Kind == CompareClause {
+			moot[c.Gold+"|"+c.Predicted] = c.Moot
+		}
+	}
+	want := map[string]bool{
+		"Revenue was $4M.|Revenue was high.": true, "Revenue was $4M.|Costs dropped.": true,
+		"Costs fell.|Revenue was high.": false, "Costs fell.|Costs dropped.": false,
+	}
+	if d := cmp.Diff(want, moot); d != "" {
+		t.Errorf("moot clause comparisons (-want +got):\n%s", d)
 	}
 }

@@ -45,6 +45,11 @@ type Comparison struct {
 	// the decision undecided (Similarity.Spared). Empty for values and
 	// whole replies.
 	Among string
+	// Moot marks a comparison the metric records but whose score decides
+	// no verdict: a gold clause whose numbers, dates, codes or names the
+	// predicted reply lacks is not covered, however similar its wording.
+	// A scorer that pays per comparison answers it the cheapest way it has.
+	Moot bool
 }
 
 // Deciders recorded in Similarity.By and FieldScore.By: who scored a

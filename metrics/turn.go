@@ -355,11 +355,13 @@ func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScor
 			out = append(out, cs)
 			continue
 		}
-		if err := j.bestClause(&cs, pc); err != nil {
-			return nil, FieldScore{}, fmt.Errorf("%s: %w", cs.Field, err)
-		}
 		cs.MissingAnchors = features.DiffAnchors(ownAnchors(g, ctx), predAnchors)
 		cs.MissingNames = features.MissingNames(features.Tokenize(g), predTokens, ctx)
+		// Missing an anchor or a name, the clause is not covered whatever
+		// its similarity: its comparisons are moot.
+		if err := j.bestClause(&cs, pc, len(cs.MissingAnchors) > 0 || len(cs.MissingNames) > 0); err != nil {
+			return nil, FieldScore{}, fmt.Errorf("%s: %w", cs.Field, err)
+		}
 		cs.Covered = cs.Pass && len(cs.MissingAnchors) == 0 && len(cs.MissingNames) == 0
 		required += cs.Weight
 		if cs.Covered {
@@ -394,8 +396,9 @@ func ownAnchors(clause string, ctx features.Context) []string {
 // over its threshold (with one threshold for all, the highest score; the
 // first of equals). A spared alternative is never kept: another decides
 // for it. With no predicted clause it is missing, held to the threshold
-// no clause could reach.
-func (j *judger) bestClause(cs *ClauseScore, pc []string) error {
+// no clause could reach. moot marks the comparisons Moot: the clause's
+// coverage does not turn on them.
+func (j *judger) bestClause(cs *ClauseScore, pc []string, moot bool) error {
 	q := ThresholdQuery{SubMetric: SubCompleteClause}
 	if k := slices.Index(pc, cs.Text); k >= 0 {
 		cs.FieldScore = FieldScore{Field: cs.Field, Method: MethodExact, Score: 1, Pass: true}
@@ -409,7 +412,7 @@ func (j *judger) bestClause(cs *ClauseScore, pc []string) error {
 	}
 	among, found := strings.Join(pc, "\n"), false
 	for k, p := range pc {
-		s, err := j.sim(Comparison{Kind: CompareClause, Field: cs.Field, Gold: cs.Text, Predicted: p, Among: among})
+		s, err := j.sim(Comparison{Kind: CompareClause, Field: cs.Field, Gold: cs.Text, Predicted: p, Among: among, Moot: moot})
 		if err != nil {
 			return err
 		}

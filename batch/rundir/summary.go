@@ -106,7 +106,10 @@ type JudgeUsage struct {
 	// Spared are in-band alternatives not sent to the judge: another
 	// alternative of the same gold clause scored above the band or was
 	// found equivalent (judge.Escalation).
-	Spared           int64 `json:"spared"`
+	Spared int64 `json:"spared"`
+	// Moot are in-band comparisons not sent because no verdict turns on
+	// them (a gold clause whose numbers the reply lacks).
+	Moot             int64 `json:"moot"`
 	Calls            int64 `json:"calls"` // HTTP requests, retries included
 	CacheHits        int64 `json:"cache_hits"`
 	Retries          int64 `json:"retries"`

@@ -115,7 +115,7 @@ func usageOf(sc *openedScorer) func() rundir.JudgeUsage {
 	return func() rundir.JudgeUsage {
 		js, es := sc.judge.Stats(), sc.escalation.Stats()
 		return rundir.JudgeUsage{
-			Compared: es.Comparisons, Escalated: es.Escalated, Spared: es.Spared, Calls: js.Calls, CacheHits: js.CacheHits,
+			Compared: es.Comparisons, Escalated: es.Escalated, Spared: es.Spared, Moot: es.Moot, Calls: js.Calls, CacheHits: js.CacheHits,
 			Retries: js.Retries, Errors: js.Errors, PromptTokens: js.PromptTokens, CompletionTokens: js.CompletionTokens,
 		}
 	}

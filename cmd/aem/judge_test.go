@@ -281,7 +281,7 @@ func checkJudgedRun(t *testing.T, dir string, calls int) {
 		t.Fatal(err)
 	}
 	defer rd.Close()
-	var judged, flipped int
+	var judged, flipped, moot int
 	for tr, err := range rundir.ReadTurns[rundir.TurnRow](context.Background(), rd) {
 		if err != nil {
 			t.Fatal(err)
@@ -291,6 +291,15 @@ func checkJudgedRun(t *testing.T, dir string, calls int) {
 		}
 		if *tr.EmbedPass != tr.Pass {
 			flipped++
+		}
+		// A clause missing an anchor or a name is moot: the embedding decides it.
+		for _, c := range tr.Clauses {
+			if c.By != nil && (len(c.MissingAnchors) > 0 || len(c.MissingNames) > 0) {
+				moot++
+				if *c.By == metrics.ByJudge || c.JudgeReason != nil {
+					t.Errorf("turn %s/%d %s: a moot clause was judged: %+v", tr.DialogID, tr.TurnNo, c.Field, c)
+				}
+			}
 		}
 		for _, fs := range tr.AllScores() {
 			if fs.By == nil || *fs.By != metrics.ByJudge {
@@ -306,13 +315,13 @@ func checkJudgedRun(t *testing.T, dir string, calls int) {
 		}
 	}
 	j := rd.Summary.Judge
-	if judged == 0 || j == nil || j.Decided != judged || j.Escalated != j.Semantic || j.Errors != 0 || j.Usage == nil || j.Usage.Calls != int64(calls) {
-		t.Errorf("%d judged fields; summary judge block %+v (usage %+v), %d calls", judged, j, j.Usage, calls)
+	if judged == 0 || j == nil || j.Decided != judged || j.Escalated != j.Semantic-moot || j.Errors != 0 || j.Usage == nil || j.Usage.Calls != int64(calls) {
+		t.Errorf("%d judged fields, %d moot; summary judge block %+v (usage %+v), %d calls", judged, moot, j, j.Usage, calls)
 	}
-	// Every score lies in the band -1:1: each comparison was sent or
-	// spared (another alternative of its gold clause was equivalent).
-	if u := j.Usage; u == nil || u.Escalated+u.Spared != u.Compared || u.Spared == 0 {
-		t.Errorf("usage %+v: escalated + spared should be every comparison, some spared", u)
+	// Every score lies in the band -1:1: each comparison was sent, spared
+	// (another alternative of its gold clause was equivalent) or moot.
+	if u := j.Usage; u == nil || u.Escalated+u.Spared+u.Moot != u.Compared || u.Spared == 0 {
+		t.Errorf("usage %+v: escalated + spared + moot should be every comparison, some spared", u)
 	}
 	t.Logf("%d fields decided by the judge; %d turns whose verdict the judge changed", judged, flipped)
 }
