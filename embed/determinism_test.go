@@ -25,7 +25,12 @@ func TestSeqBucket(t *testing.T) {
 // whatever it is batched with (alone, with shorter or longer strings, in a
 // full batch), so runs are byte-identical whatever the timing and workers.
 func TestVectorIndependentOfBatch(t *testing.T) {
-	dir := useLiteDir(t)
+	for _, p := range []string{PrecisionFP32, PrecisionInt8} {
+		t.Run(p, func(t *testing.T) { vectorIndependentOfBatch(t, useLiteDirFor(t, p)) })
+	}
+}
+
+func vectorIndependentOfBatch(t *testing.T, dir string) {
 	ctx := context.Background()
 	e, err := Open(ctx, Options{ModelDir: dir, ORTLib: ortLib(t), MemoEntries: -1, BatchSize: 32})
 	if err != nil {

@@ -11,7 +11,9 @@
 //	sims, err := s.Score(ctx, gold, predicted)
 //
 // Open resolves everything it needs the way CONTRACTS.md says: the model
-// directory from Options.ModelDir, $AEM_MODEL, then <home>/models/use-lite;
+// directory from Options.ModelDir, $AEM_MODEL (either may also name a model
+// installed under <home>/models, e.g. "use-lite"), then the default model's
+// form in Options.Precision, <home>/models/use-lite-int8 or use-lite;
 // the ONNX Runtime library from Options.ORTLib, $AEM_ORT_LIB, then
 // <home>/lib/<os>-<arch>/libonnxruntime.so.1, where <home> is $AEM_HOME or
 // ./.aem. Anything missing is an error naming the path and the fix
@@ -20,8 +22,11 @@
 // # Models
 //
 // The default model is Universal Sentence Encoder lite converted by
-// scripts/setup; its aem-model.json says its output is already pooled and
-// L2-normalised ([batch, 512]), and it is used as is. Any sentence-transformers
+// scripts/setup, in two forms (package models): "int8" (use-lite-int8, its
+// dense layers quantized with fixed ranges, so a vector stays independent
+// of its batch) and "fp32" (use-lite, the reference conversion); its
+// aem-model.json says its output is already pooled and L2-normalised
+// ([batch, 512]), and it is used as is. Any sentence-transformers
 // ONNX export also works (--model DIR): 1_Pooling/config.json (mean, CLS,
 // max, last token) and modules.json are read, token-level outputs
 // ([batch, seq, dim], e.g. last_hidden_state) are pooled over real tokens,

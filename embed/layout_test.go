@@ -84,9 +84,15 @@ func layoutStrings() []string {
 
 // TestLayoutsByteIdentical: vectors are bit-for-bit the same whatever the
 // session layout (1x1, 1x2, 2x1), batch budget and number of concurrent
-// callers, so run outputs are byte-identical across them. USE-lite on ORT.
+// callers, so run outputs are byte-identical across them. USE-lite on ORT,
+// both forms.
 func TestLayoutsByteIdentical(t *testing.T) {
-	dir := useLiteDir(t)
+	for _, p := range []string{PrecisionFP32, PrecisionInt8} {
+		t.Run(p, func(t *testing.T) { layoutsByteIdentical(t, useLiteDirFor(t, p)) })
+	}
+}
+
+func layoutsByteIdentical(t *testing.T, dir string) {
 	lib := ortLib(t)
 	texts := layoutStrings()
 	embedAll := func(sessions, threads, batchTokens, callers int) [][]float32 {

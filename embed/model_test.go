@@ -253,6 +253,40 @@ func TestResolvePaths(t *testing.T) {
 	}
 }
 
+// TestResolveModel: the default model follows the precision; --model is a
+// directory, or the name of a model in the install root.
+func TestResolveModel(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("here", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		o                Options
+		wantDir, wantSrc string
+		inHome           bool
+	}{
+		{Options{}, filepath.Join("h", "models", DefaultModelName), "default", true},
+		{Options{Precision: PrecisionInt8}, filepath.Join("h", "models", "use-lite-int8"), "default", true},
+		{Options{Precision: PrecisionFP32}, filepath.Join("h", "models", "use-lite"), "default", true},
+		{Options{ModelDir: "use-lite"}, filepath.Join("h", "models", "use-lite"), "--model use-lite (an installed model)", true},
+		{Options{ModelDir: "here"}, "here", "--model", false}, // a directory here wins over a name
+		{Options{ModelDir: "./use-lite"}, "./use-lite", "--model", false},
+		{Options{ModelDir: "/abs/dir"}, "/abs/dir", "--model", false},
+		{Options{Getenv: func(k string) string { return map[string]string{EnvModel: "use-lite-int8"}[k] }},
+			filepath.Join("h", "models", "use-lite-int8"), "AEM_MODEL use-lite-int8 (an installed model)", true},
+	}
+	for _, tt := range tests {
+		tt.o.Home = "h"
+		dir, src := tt.o.ModelPath()
+		if dir != tt.wantDir || src != tt.wantSrc || tt.o.ModelInHome() != tt.inHome {
+			t.Errorf("%+v: %s (%s), in home %v; want %s (%s), %v", tt.o, dir, src, tt.o.ModelInHome(), tt.wantDir, tt.wantSrc, tt.inHome)
+		}
+	}
+	if ModelFor("int4") != "" || ModelFor("") != DefaultModelName || ModelFor(DefaultPrecision) != DefaultModelName {
+		t.Error("ModelFor: the default precision's model is not DefaultModelName, or an unknown precision has one")
+	}
+}
+
 func TestOptionsValidate(t *testing.T) {
 	cases := []struct {
 		o  Options
@@ -267,6 +301,11 @@ func TestOptionsValidate(t *testing.T) {
 		{Options{BatchSize: 5000}, false},
 		{Options{MaxTokens: -1}, false},
 		{Options{CacheMaxBytes: -1}, false},
+		{Options{Precision: PrecisionInt8}, true},
+		{Options{Precision: PrecisionFP32}, true},
+		{Options{Precision: "int4"}, false},
+		{Options{Precision: PrecisionFP32, ModelDir: ModelFP32}, false},
+		{Options{Precision: PrecisionInt8, Getenv: func(k string) string { return map[string]string{EnvModel: "/m"}[k] }}, false},
 	}
 	for _, c := range cases {
 		err := c.o.Validate()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -30,10 +31,35 @@ const (
 	DefaultCacheMaxBytes    = 8 << 30 // 8 GiB of cached vectors (about four million 512-d vectors: a 1M-turn nightly set holds ~1.6M distinct strings)
 	DefaultCacheLockTimeout = 5 * time.Second
 	DefaultMemoEntries      = 10_000 // about 20 MiB of 512-d vectors: the strings that repeat (gold values) stay; the rest come from the persistent cache
-	DefaultModelName        = "use-lite"
+	DefaultPrecision        = PrecisionFP32
+	DefaultModelName        = ModelFP32 // the default precision's model
 	// CacheFileName is the persistent cache's file inside Options.CacheDir.
 	CacheFileName = "embeddings.bbolt"
 )
+
+// Precisions of the default model (Universal Sentence Encoder lite)
+// accepted by Options.Precision, and the names of the models they select:
+// the folders scripts/setup installs them in under <home>/models.
+const (
+	PrecisionInt8 = "int8" // its dense layers in int8 (models.PrecisionInt8)
+	PrecisionFP32 = "fp32" // the reference model as converted from TF.js
+	ModelInt8     = "use-lite-int8"
+	ModelFP32     = "use-lite"
+)
+
+// ModelFor returns the name of the default model's form of a precision
+// ("" is DefaultPrecision), or "" for an unknown precision.
+func ModelFor(precision string) string {
+	switch precision {
+	case "":
+		return DefaultModelName
+	case PrecisionInt8:
+		return ModelInt8
+	case PrecisionFP32:
+		return ModelFP32
+	}
+	return ""
+}
 
 // Environment variables read when the corresponding option is empty.
 const (
@@ -45,11 +71,19 @@ const (
 // Options configures Open. The zero value is usable: the default model from
 // the project-local install root on the ORT backend, no persistent cache.
 type Options struct {
-	// ModelDir is the model directory: the default USE-lite install (with
-	// aem-model.json) or any sentence-transformers ONNX export (model.onnx or
+	// ModelDir is the model: a directory (an aem-installed model, with
+	// aem-model.json, or any sentence-transformers ONNX export: model.onnx or
 	// onnx/model.onnx, tokenizer.json, optional 1_Pooling/config.json and
-	// modules.json). Empty: $AEM_MODEL, then <home>/models/use-lite.
+	// modules.json), or the name of a model installed under <home>/models
+	// (a name has no path separator and is not a directory here), such as
+	// "use-lite". Empty: $AEM_MODEL (the same), then the default model in
+	// Precision.
 	ModelDir string
+	// Precision chooses the default model's form when ModelDir and
+	// $AEM_MODEL are empty: "int8" (<home>/models/use-lite-int8) or "fp32"
+	// (<home>/models/use-lite). Empty: DefaultPrecision. Setting it with a
+	// ModelDir is an error: a model has one precision.
+	Precision string
 	// Backend is "ort" (default) or "go".
 	Backend string
 	// ORTLib is the path of libonnxruntime.so.1 (ORT backend). Empty:
@@ -159,6 +193,13 @@ func (o Options) Validate() error {
 	default:
 		return bad("backend %q: use %q or %q", o.Backend, BackendORT, BackendGo)
 	}
+	if ModelFor(o.Precision) == "" {
+		return bad("precision %q: use %q or %q", o.Precision, PrecisionInt8, PrecisionFP32)
+	}
+	if dir, src := o.modelChoice(); o.Precision != "" && dir != "" {
+		return bad("precision %s chooses a form of the default model, but %s names the model %s: give one of them (%s is %s, %s is %s)",
+			o.Precision, src, dir, ModelInt8, PrecisionInt8, ModelFP32, PrecisionFP32)
+	}
 	switch o.GraphOptLevel {
 	case GraphOptDisable, GraphOptBasic, GraphOptExtended, GraphOptAll:
 	default:
@@ -246,14 +287,46 @@ func (o Options) ORTLibPath() (path, source string) {
 	return filepath.Join(o.HomeDir(), "lib", PlatformDir(), "libonnxruntime.so.1"), "default"
 }
 
-// ModelPath resolves the model directory: o.ModelDir, then $AEM_MODEL, then
-// <home>/models/use-lite; it also says where the path came from.
+// ModelPath resolves the model directory: o.ModelDir, then $AEM_MODEL,
+// then <home>/models/<the default model of o.Precision>; a model's name
+// (see ModelDir) is <home>/models/NAME. It also says where the path came
+// from, for error messages: "--model", "AEM_MODEL", "--model NAME (an
+// installed model)" or "default".
 func (o Options) ModelPath() (dir, source string) {
+	v, src := o.modelChoice()
+	switch {
+	case v == "":
+		return filepath.Join(o.HomeDir(), "models", ModelFor(o.Precision)), "default"
+	case isModelName(v):
+		return filepath.Join(o.HomeDir(), "models", v), src + " " + v + " (an installed model)"
+	}
+	return v, src
+}
+
+// ModelInHome reports whether the model is one of the install root's
+// (the default model, or one named): the root must then hold it.
+func (o Options) ModelInHome() bool {
+	v, _ := o.modelChoice()
+	return v == "" || isModelName(v)
+}
+
+// isModelName: v names an installed model rather than a directory when it
+// has no path separator and no directory of that name exists here.
+func isModelName(v string) bool {
+	if strings.ContainsRune(v, '/') || strings.ContainsRune(v, filepath.Separator) || v == "." || v == ".." {
+		return false
+	}
+	st, err := os.Stat(v)
+	return err != nil || !st.IsDir()
+}
+
+// modelChoice is the model ModelDir or $AEM_MODEL names, and which.
+func (o Options) modelChoice() (value, source string) {
 	if o.ModelDir != "" {
 		return o.ModelDir, "--model"
 	}
 	if p := o.getenv(EnvModel); p != "" {
 		return p, EnvModel
 	}
-	return filepath.Join(o.HomeDir(), "models", DefaultModelName), "default"
+	return "", ""
 }

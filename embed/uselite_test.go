@@ -16,16 +16,23 @@ import (
 // useLiteDir returns the installed default model, or skips.
 func useLiteDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv(EnvModel)
-	if dir == "" {
-		home := os.Getenv(EnvHome)
-		if home == "" {
-			home = filepath.Join("..", ".aem")
-		}
-		dir = filepath.Join(home, "models", DefaultModelName)
+	if dir := os.Getenv(EnvModel); dir != "" {
+		return dir
 	}
+	return useLiteDirFor(t, DefaultPrecision)
+}
+
+// useLiteDirFor returns the installed form of the default model of a
+// precision (use-lite, use-lite-int8), or skips.
+func useLiteDirFor(t testing.TB, precision string) string {
+	t.Helper()
+	home := os.Getenv(EnvHome)
+	if home == "" {
+		home = filepath.Join("..", ".aem")
+	}
+	dir := filepath.Join(home, "models", ModelFor(precision))
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
-		t.Skipf("default model not installed at %s: run scripts/setup (or set %s) to run the USE-lite tests", dir, EnvModel)
+		t.Skipf("model %s not installed at %s: run scripts/setup (or set %s) to run the USE-lite tests", ModelFor(precision), dir, EnvHome)
 	}
 	return dir
 }
@@ -61,7 +68,7 @@ func referenceVectors(t testing.TB) []referenceSentence {
 // (short values, long replies, Unicode, odd spaces, the empty string), on
 // both backends, with all sentences embedded together (so most are padded).
 func TestUSELiteMatchesReference(t *testing.T) {
-	dir := useLiteDir(t)
+	dir := useLiteDirFor(t, PrecisionFP32)
 	refs := referenceVectors(t)
 	texts := make([]string, len(refs))
 	for i, r := range refs {
@@ -224,32 +231,39 @@ func TestRankCorrelations(t *testing.T) {
 	}
 }
 
-// The whole default path (ORT, USE-lite, Scorer) reproduces the reference
-// model's STS-B dev correlations: Spearman 78.39, Pearson 78.26 (x100).
+// The whole path (ORT, USE-lite, Scorer) reproduces the reference model's
+// STS-B dev correlations with the float32 model (Spearman 78.39, Pearson
+// 78.26, x100), and the int8 model stays within 1 point (0.01) of them.
 func TestUSELiteSTSBenchmark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("STS-B: 1500 pairs through the model; skipped under -short")
 	}
-	dir := useLiteDir(t)
 	rows := readSTSB(t)
 	if len(rows) != 1500 {
 		t.Fatalf("%d STS-B rows, want 1500", len(rows))
 	}
-	e := openTest(t, dir, BackendORT, nil)
 	gold := make([]string, len(rows))
 	pred := make([]string, len(rows))
 	human := make([]float64, len(rows))
 	for i, r := range rows {
 		gold[i], pred[i], human[i] = r.s1, r.s2, r.score
 	}
-	sims, err := NewScorer(e).Score(context.Background(), gold, pred)
-	if err != nil {
-		t.Fatal(err)
+	correlate := func(precision string) (spearman, pearsonR float64) {
+		e := openTest(t, useLiteDirFor(t, precision), BackendORT, nil)
+		sims, err := NewScorer(e).Score(context.Background(), gold, pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 100 * pearson(ranks(sims), ranks(human)), 100 * pearson(sims, human)
 	}
-	sp := 100 * pearson(ranks(sims), ranks(human))
-	pe := 100 * pearson(sims, human)
-	t.Logf("STS-B dev: Spearman %.2f (reference 78.39), Pearson %.2f (reference 78.26)", sp, pe)
+	sp, pe := correlate(PrecisionFP32)
+	t.Logf("STS-B dev, fp32: Spearman %.2f (reference 78.39), Pearson %.2f (reference 78.26)", sp, pe)
 	if math.Abs(sp-78.39) > 0.5 || math.Abs(pe-78.26) > 0.5 {
-		t.Errorf("Spearman %.2f / Pearson %.2f, want within 0.5 of 78.39 / 78.26", sp, pe)
+		t.Errorf("fp32: Spearman %.2f / Pearson %.2f, want within 0.5 of 78.39 / 78.26", sp, pe)
+	}
+	sq, pq := correlate(PrecisionInt8)
+	t.Logf("STS-B dev, int8: Spearman %.2f, Pearson %.2f", sq, pq)
+	if math.Abs(sq-sp) > 1 || math.Abs(pq-pe) > 1 {
+		t.Errorf("int8: Spearman %.2f / Pearson %.2f, want within 1 (0.01) of fp32's %.2f / %.2f", sq, pq, sp, pe)
 	}
 }

@@ -78,7 +78,7 @@ func (f File) CheckScorer(name, scorerID string) error {
 		return nil
 	}
 	return refuse(name, "embedding_model", fmt.Sprintf("fitted with %s, but this run scores with %s", want, got),
-		"fit thresholds for this model with 'aem sweep' on a run made with it, or choose the model the file names (--scorer, --model)", nil)
+		"fit thresholds for this model with 'aem sweep' on a run made with it, or choose the model the file names (--scorer, --model, --precision)", nil)
 }
 
 // String renders the model as a scorer ID's tail: "use-lite@sha256:ab12…" or "lexical".

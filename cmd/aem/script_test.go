@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/aem-dev/aem/embed"
 )
 
 // TestMain lets the txtar scripts under testdata/script (and the
@@ -46,9 +48,13 @@ func TestScripts(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "model":
-				// The default model and ONNX Runtime, as scripts/setup installs them.
-				_, err := os.Stat(filepath.Join(repo, ".aem", "models", "use-lite", "model.onnx"))
-				return err == nil, nil
+				// Both forms of the default model and ONNX Runtime, as scripts/setup installs them.
+				for _, m := range []string{embed.ModelInt8, embed.ModelFP32} {
+					if _, err := os.Stat(filepath.Join(repo, ".aem", "models", m, "model.onnx")); err != nil {
+						return false, nil
+					}
+				}
+				return true, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
