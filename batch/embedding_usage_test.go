@@ -10,8 +10,9 @@ import (
 )
 
 // summary.json's embedding section: the scorer's figures, completed with
-// the turns judged and the field comparisons no scorer saw (counted here
-// again from the rows written); absent without an EmbeddingUsage.
+// the turns judged and the field and clause comparisons no scorer saw
+// (counted here again from the rows written); absent without an
+// EmbeddingUsage.
 func TestRunEmbeddingUsage(t *testing.T) {
 	dir := t.TempDir()
 	in := writeGolden(t, dir, genDialogs(60, 1))
@@ -40,6 +41,14 @@ func TestRunEmbeddingUsage(t *testing.T) {
 		t.Errorf("embedding section %+v for %d scored turns", u, sum.Turns)
 	}
 	want := map[string]int64{}
+	count := func(method string, by *string) {
+		switch method {
+		case metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny, metrics.MethodNotRequired:
+			if by == nil {
+				want[method]++
+			}
+		}
+	}
 	rd, err := rundir.Open(context.Background(), out, rundir.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -50,15 +59,13 @@ func TestRunEmbeddingUsage(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, fs := range tr.FieldScores {
-			switch fs.Method {
-			case metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny:
-				if fs.By == nil {
-					want[fs.Method]++
-				}
-			}
+			count(fs.Method, fs.By)
+		}
+		for _, c := range tr.Clauses {
+			count(c.Method, c.By)
 		}
 	}
-	for _, m := range []string{metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny} {
+	for _, m := range []string{metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny, metrics.MethodNotRequired} {
 		if n, ok := u.DecidedWithoutModel[m]; !ok || n != want[m] {
 			t.Errorf("decided_without_model[%s] = %d (present: %v), rows say %d", m, n, ok, want[m])
 		}

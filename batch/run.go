@@ -459,26 +459,33 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 	return nil
 }
 
-// unscoredMethods are the methods that decide a field comparison without
-// a scorer when the strings (or values) agree, in the order of
-// unscoredCounts.
-var unscoredMethods = [...]string{metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny}
+// unscoredMethods are the methods that decide a comparison without a
+// scorer (the strings or values agree, or a reply clause is not required),
+// in the order of unscoredCounts.
+var unscoredMethods = [...]string{metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny, metrics.MethodNotRequired}
 
-// unscoredCounts counts field comparisons decided by unscoredMethods
-// without a scorer, for summary.json's embedding section.
+// unscoredCounts counts field and clause comparisons decided by
+// unscoredMethods without a scorer, for summary.json's embedding section.
 type unscoredCounts [len(unscoredMethods)]atomic.Int64
 
 func (u *unscoredCounts) add(r *metrics.DialogResult) {
 	for _, v := range r.Turns {
 		for _, fs := range v.FieldScores {
-			if fs.By != "" {
-				continue
-			}
-			for i, m := range unscoredMethods {
-				if fs.Method == m {
-					u[i].Add(1)
-				}
-			}
+			u.count(fs)
+		}
+		for _, cs := range v.Clauses {
+			u.count(cs.FieldScore)
+		}
+	}
+}
+
+func (u *unscoredCounts) count(fs metrics.FieldScore) {
+	if fs.By != "" {
+		return
+	}
+	for i, m := range unscoredMethods {
+		if fs.Method == m {
+			u[i].Add(1)
 		}
 	}
 }

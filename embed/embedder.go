@@ -81,7 +81,7 @@ type job struct {
 type counters struct {
 	requests, memoHits, cacheHits, cacheMisses, cacheCorrupt, cacheErrors atomic.Int64
 	modelCalls, embedded, tokens, padded                                  atomic.Int64
-	modelNanos, tokenizeNanos                                             atomic.Int64
+	modelNanos, tokenizeNanos, idleNanos                                  atomic.Int64
 	lastCacheErr                                                          atomic.Value // string
 }
 
@@ -103,6 +103,10 @@ type Stats struct {
 	PaddedTokens    int64         // token slots fed, padding included (batch x seq)
 	ModelTime       time.Duration // time inside the model (backend run, pooling excluded)
 	TokenizeTime    time.Duration // time tokenizing (summed over callers)
+	// IdleTime is how long sessions waited with nothing queued, summed over
+	// sessions, from the first string queued (the wait in progress not
+	// included): the time the callers did not keep the model busy.
+	IdleTime time.Duration
 }
 
 // Open loads the model, tokenizer, backend session and cache described by
@@ -308,6 +312,7 @@ func (e *Embedder) Stats() Stats {
 		PaddedTokens:    e.st.padded.Load(),
 		ModelTime:       time.Duration(e.st.modelNanos.Load()),
 		TokenizeTime:    time.Duration(e.st.tokenizeNanos.Load()),
+		IdleTime:        time.Duration(e.st.idleNanos.Load()),
 	}
 	if v, ok := e.st.lastCacheErr.Load().(string); ok {
 		s.CacheLastError = v
@@ -511,7 +516,11 @@ func (e *Embedder) serve(be backend) {
 	for {
 		e.mu.Lock()
 		for e.queue.n == 0 && !e.closed {
+			start, started := time.Now(), e.queue.seq > 0 // not the wait for the first strings
 			e.work.Wait()
+			if started {
+				e.st.idleNanos.Add(int64(time.Since(start)))
+			}
 		}
 		if e.closed {
 			e.mu.Unlock()

@@ -312,6 +312,32 @@ func TestBatchesCoalesceAcrossCallers(t *testing.T) {
 	}
 }
 
+// IdleTime counts the sessions' waits between strings, not the wait for
+// the first ones.
+func TestIdleTime(t *testing.T) {
+	fb := &fakeBackend{}
+	e, err := open(context.Background(), Options{ModelDir: writeModelDir(t, pooledModel(), "unigram", nil), Sessions: 1}, fb.open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	time.Sleep(20 * time.Millisecond)
+	ctx := context.Background()
+	if _, err := e.Embed(ctx, []string{"hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if idle := e.Stats().IdleTime; idle != 0 {
+		t.Errorf("idle %v before the first strings were queued: want 0", idle)
+	}
+	time.Sleep(40 * time.Millisecond)
+	if _, err := e.Embed(ctx, []string{"world"}); err != nil {
+		t.Fatal(err)
+	}
+	if idle := e.Stats().IdleTime; idle < 20*time.Millisecond {
+		t.Errorf("idle %v after a 40ms pause between callers: want at least 20ms", idle)
+	}
+}
+
 func TestBackendErrorsReachCallers(t *testing.T) {
 	fb := &fakeBackend{}
 	e, err := open(context.Background(), Options{ModelDir: writeModelDir(t, pooledModel(), "unigram", nil), Sessions: 1}, fb.open)

@@ -137,10 +137,12 @@ type EmbeddingUsage struct {
 	// from the persistent cache.
 	MemoHits  int64 `json:"memo_hits"`
 	CacheHits int64 `json:"cache_hits"`
-	// DecidedWithoutModel counts this invocation's field comparisons that
-	// never reached a scorer, by the method that decided them: "exact",
-	// "normalized" (equal after text normalisation), "typed" (numbers,
-	// booleans, type mismatches) and "any" (a literal $any alternative).
+	// DecidedWithoutModel counts this invocation's field and reply-clause
+	// comparisons that never reached a scorer, by the method that decided
+	// them: "exact", "normalized" (equal after text normalisation),
+	// "typed" (numbers, booleans, type mismatches), "any" (a literal $any
+	// alternative) and "not_required" (a gold clause completeness does not
+	// require, never compared).
 	DecidedWithoutModel map[string]int64 `json:"decided_without_model"`
 	// The layout: Sessions sessions of Threads intra-op threads, batches
 	// of at most BatchTokens token slots.
@@ -148,11 +150,14 @@ type EmbeddingUsage struct {
 	Threads     int `json:"threads"`
 	BatchTokens int `json:"batch_tokens"`
 	// ModelCalls batches; Tokens real and PaddedTokens fed (padding
-	// included); ModelSeconds inside the model, summed over sessions.
+	// included); ModelSeconds inside the model and IdleSeconds waiting
+	// with nothing queued (after the first strings), each summed over
+	// sessions.
 	ModelCalls   int64   `json:"model_calls"`
 	Tokens       int64   `json:"tokens"`
 	PaddedTokens int64   `json:"padded_tokens"`
 	ModelSeconds float64 `json:"model_seconds"`
+	IdleSeconds  float64 `json:"idle_seconds"`
 }
 
 // LatencyCorrelation relates accumulated dialog latency to dialog score.

@@ -204,7 +204,7 @@ func embeddingUsage(e *embed.Embedder, s *embed.Scorer) func() rundir.EmbeddingU
 				"clauses": ss.EmbeddedClauses, "shared": ss.EmbeddedShared},
 			MemoHits: es.MemoHits, CacheHits: es.CacheHits,
 			Sessions: l.Sessions, Threads: l.Threads, BatchTokens: l.BatchTokens,
-			ModelCalls: es.ModelCalls, Tokens: es.Tokens, PaddedTokens: es.PaddedTokens, ModelSeconds: es.ModelTime.Seconds(),
+			ModelCalls: es.ModelCalls, Tokens: es.Tokens, PaddedTokens: es.PaddedTokens, ModelSeconds: es.ModelTime.Seconds(), IdleSeconds: es.IdleTime.Seconds(),
 		}
 	}
 }
