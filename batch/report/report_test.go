@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -357,5 +358,34 @@ func TestOldRuns(t *testing.T) {
 				t.Error("empty page")
 			}
 		})
+	}
+}
+
+// TestWritePNGs writes every chart of a generated run's report as a PNG
+// that decodes, at the size of its SVG.
+func TestWritePNGs(t *testing.T) {
+	rep := build(t, scoreRun(t, generated(t, 120, 2), metrics.DefaultConfig()), Options{})
+	dir := filepath.Join(t.TempDir(), "charts")
+	paths, err := WritePNGs(dir, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := Figures(rep)
+	if len(paths) != len(figs) || len(paths) != 6 {
+		t.Fatalf("wrote %v for %d figures, want 6", paths, len(figs))
+	}
+	for i, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if b := img.Bounds(); b.Dx() != int(figs[i].Figure.Width) || b.Dy() != int(figs[i].Figure.Height) || filepath.Base(p) != figs[i].Name+".png" {
+			t.Errorf("%s: %v, want %vx%v named %s", p, b, figs[i].Figure.Width, figs[i].Figure.Height, figs[i].Name)
+		}
 	}
 }
