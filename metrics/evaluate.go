@@ -73,7 +73,8 @@ type Similarities map[Comparison]Similarity
 // Requests lists every semantic comparison Judge will need an answer for,
 // in a deterministic order without duplicates: parameter values that did
 // not match by the exact, typed or $any-literal paths, reply against reply,
-// each gold clause against each predicted clause, and, inside
+// each required gold clause (one that carries task content: see
+// WithVocabulary) not found verbatim against each predicted clause, and, inside
 // order-invariant blocks, every cross pairing. Identical strings are never
 // requested. A dialog that Judge would reject (see ErrBadSpec,
 // ErrBadDialog) yields nil.
