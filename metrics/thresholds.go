@@ -50,11 +50,13 @@ type Thresholds struct {
 	Types      map[string]float64 `json:"types,omitempty"`
 	Fields     map[string]float64 `json:"fields,omitempty"`
 	// Composite holds the probability thresholds of fitted composites (a
-	// comparison scored with By == ByComposite), by sub-metric
+	// comparison scored with By == ByComposite), by field path (as Fields:
+	// the exact nested path, or tool.action.param), by sub-metric
 	// (truthfulness.values, truthfulness.response) or "default"; such a
-	// comparison is held to its sub-metric's entry, else "default", else
-	// DefaultCompositeThreshold. Package thresholds fills it from the
-	// models of the file's "composite" section.
+	// comparison is held to the most specific entry (field, parameter,
+	// sub-metric, "default"), else DefaultCompositeThreshold. Package
+	// thresholds fills it from the models of the file's "composite"
+	// section and its "composite_fields".
 	Composite map[string]float64 `json:"composite,omitempty"`
 	// Source says where the values came from (informative, e.g. "aem
 	// sweep run/ (objective f1)"); the lookup does not use it.
@@ -110,8 +112,8 @@ func (t Thresholds) For(q ThresholdQuery) Applied {
 		return Applied{JudgeThreshold, "judge"}
 	}
 	if q.By == ByComposite {
-		for _, k := range []string{q.SubMetric, CompositeDefault} {
-			if v, ok := t.Composite[k]; ok {
+		for _, k := range []string{q.Field, q.Param, q.SubMetric, CompositeDefault} {
+			if v, ok := t.Composite[k]; ok && k != "" {
 				return Applied{v, "composite." + k}
 			}
 		}
@@ -175,9 +177,9 @@ func (t Thresholds) Problems() []Problem {
 	}
 	known("types", t.Types, SchemaTypes())
 	for _, k := range sortedKeys(t.Composite) {
-		if !slices.Contains([]string{SubTruthValues, SubTruthResponse, CompositeDefault}, k) {
+		if !slices.Contains([]string{SubTruthValues, SubTruthResponse, CompositeDefault}, k) && !validFieldKey(k) {
 			out = append(out, Problem{"composite." + k, "no composite applies there",
-				"fit composites with 'aem sweep --fit': they apply to " + SubTruthValues + ", " + SubTruthResponse + " and " + CompositeDefault})
+				"fit composites with 'aem sweep --fit': they apply to " + SubTruthValues + ", " + SubTruthResponse + ", " + CompositeDefault + " and fields (tool.action.param)"})
 		}
 		if v := t.Composite[k]; !inRange(v, 0, 1) {
 			out = append(out, Problem{"composite." + k, fmt.Sprintf("%v is not in [0, 1]", v), "give a probability threshold between 0 and 1"})

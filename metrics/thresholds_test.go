@@ -39,6 +39,13 @@ func TestThresholdsFor(t *testing.T) {
 		{"global", global, value("t.a.p", "t.a.p", "string"), Applied{0.5, "threshold"}},
 		{"global 0", Thresholds{}, value("t.a.p", "t.a.p", ""), Applied{0, "threshold"}},
 		{"embed and lexical share the entries", full, ThresholdQuery{SubMetric: SubTruthValues, Field: "x.y.z", Param: "x.y.z", By: ByEmbed}, Applied{0.7, "sub_metrics.truthfulness.values"}},
+		{"a composite's decision: its field's own", Thresholds{Threshold: 0.5, Composite: map[string]float64{"t.a.p": 0.7, SubTruthValues: 0.4, CompositeDefault: 0.3}},
+			ThresholdQuery{SubMetric: SubTruthValues, Field: "t.a.p.sub[0]", Param: "t.a.p", By: ByComposite}, Applied{0.7, "composite.t.a.p"}},
+		{"a composite's decision: its sub-metric's", Thresholds{Threshold: 0.5, Composite: map[string]float64{"t.a.p": 0.7, SubTruthValues: 0.4, CompositeDefault: 0.3}},
+			ThresholdQuery{SubMetric: SubTruthValues, Field: "t.a.q", Param: "t.a.q", By: ByComposite}, Applied{0.4, "composite.truthfulness.values"}},
+		{"a composite's decision: the default", Thresholds{Threshold: 0.5, Composite: map[string]float64{CompositeDefault: 0.3}},
+			ThresholdQuery{SubMetric: SubTruthResponse, By: ByComposite}, Applied{0.3, "composite.default"}},
+		{"a composite's decision: no entry", full, ThresholdQuery{SubMetric: SubTruthResponse, By: ByComposite}, Applied{DefaultCompositeThreshold, "composite"}},
 		{"a judge's decision is held to JudgeThreshold", full, ThresholdQuery{SubMetric: SubTruthValues, Field: "t.a.p", Param: "t.a.p", Type: "string", By: ByJudge}, Applied{JudgeThreshold, "judge"}},
 	}
 	for _, tc := range tests {

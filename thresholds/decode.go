@@ -104,6 +104,19 @@ func versionOf(name string, data []byte) (int, error) {
 // embedding model.
 func (f *File) problems() []problem {
 	var out []problem
+	for _, k := range slices.Sorted(maps.Keys(f.CompositeFields)) {
+		parts := strings.Split(k, ".")
+		if len(parts) < 3 || slices.Contains(parts, "") {
+			out = append(out, problem{"composite_fields." + k, "not a field path",
+				"name a parameter as tool.action.param, or a nested value as tool.action.param.sub[0]"})
+		}
+		if v := f.CompositeFields[k]; !(v >= 0 && v <= 1) {
+			out = append(out, problem{"composite_fields." + k, fmt.Sprintf("%v is not in [0, 1]", v), "give a probability threshold between 0 and 1"})
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
 	t := Lookup(f, 0, false)
 	for _, p := range t.Problems() {
 		out = append(out, problem{p.Key, p.Problem, p.Fix})

@@ -47,6 +47,11 @@ type File struct {
 	// "default": aem run scores the comparisons they apply to with them
 	// (composite.Scorer) and holds them to each model's threshold.
 	Composite map[string]*composite.Model `json:"composite,omitempty"`
+	// CompositeFields are probability thresholds of the composite by field
+	// path (version 3; "tool.action.param", or a nested path), for fields
+	// with labels enough for a threshold of their own: a composite's
+	// comparison of that field is held to it instead of its model's.
+	CompositeFields map[string]float64 `json:"composite_fields,omitempty"`
 	// Source says where the values came from (informative).
 	Source string `json:"source,omitempty"`
 }
@@ -86,7 +91,7 @@ func keysOf(version int) []string {
 	case 2:
 		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "judge_band", "source"}
 	case 3:
-		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "judge_band", "composite", "source"}
+		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "judge_band", "composite", "composite_fields", "source"}
 	}
 	return nil
 }
@@ -123,6 +128,12 @@ func Lookup(f *File, flag float64, explicit bool) metrics.Thresholds {
 			t.Composite = map[string]float64{}
 		}
 		t.Composite[k] = m.Threshold
+	}
+	for k, v := range f.CompositeFields {
+		if t.Composite == nil {
+			t.Composite = map[string]float64{}
+		}
+		t.Composite[k] = v
 	}
 	return t
 }

@@ -124,6 +124,9 @@ func TestDecodeRefuses(t *testing.T) {
 		{"composite where none applies", `{"version": 3, "composite": {"completeness.response": ` + fittedJSON + `}}`, "composite.completeness.response", "no composite applies there", "aem sweep --fit"},
 		{"composite unknown key", `{"version": 3, "composite": {"default": {"features": ["cosine"], "weights": [1]}}}`, "composite.default.weights", "unknown key", "coefficients"},
 		{"composite unknown feature", `{"version": 3, "composite": {"default": ` + strings.Replace(fittedJSON, `"number_mismatch"`, `"numbers"`, 1) + `}}`, "composite.default", "unknown feature", "refit"},
+		{"composite field not a path", `{"version": 3, "composite_fields": {"truthfulness.values": 0.5}}`, "composite_fields.truthfulness.values", "not a field path", "tool.action.param"},
+		{"composite field above 1", `{"version": 3, "composite_fields": {"a.b.c": 1.5}}`, "composite_fields.a.b.c", "1.5 is not in [0, 1]", "probability"},
+		{"composite fields in a v2 file", `{"version": 2, "composite_fields": {"a.b.c": 0.5}}`, "composite_fields", "unknown key in a version 2 file", "remove it"},
 		{"composite threshold above 1", `{"version": 3, "composite": {"default": ` + strings.Replace(fittedJSON, `"threshold": 0.42`, `"threshold": 1.42`, 1) + `}}`, "composite.default", "1.42 is not in [0, 1]", "probability threshold"},
 		{"unknown key", `{"version": 2, "treshold": 0.5}`, "treshold", "unknown key", "threshold"},
 		{"v2 key in a v1 file", `{"version": 1, "types": {"string": 0.8}}`, "types", "unknown key in a version 1 file", "sub_metrics"},
@@ -216,7 +219,8 @@ func TestRoundTrip(t *testing.T) {
 		{Version: 2, JudgeBand: &JudgeBand{Low: 0, High: 0}},
 		{Version: 1, Threshold: ptr(0.6), Model: "lexical", Source: "by hand"},
 		New(metrics.Thresholds{Threshold: 0.55, SubMetrics: map[string]float64{"completeness.response": 0}, Source: "s"}, "embed:use-lite@sha256:"+sha),
-		{Version: 3, Threshold: ptr(0.5), Composite: map[string]*composite.Model{"default": fitted(), "truthfulness.response": fitted()}},
+		{Version: 3, Threshold: ptr(0.5), Composite: map[string]*composite.Model{"default": fitted(), "truthfulness.response": fitted()},
+			CompositeFields: map[string]float64{"w.get.unit": 0.7, "t.a.p.sub[0]": 0}},
 	} {
 		p := filepath.Join(dir, "t.json")
 		if err := Write(p, f); err != nil {
@@ -278,13 +282,18 @@ func TestEncodeLayout(t *testing.T) {
 // comparisons to the model's own threshold.
 func TestLookupCarriesCompositeThresholds(t *testing.T) {
 	m := fitted()
-	f := &File{Version: 3, Threshold: ptr(0.5), Composite: map[string]*composite.Model{"truthfulness.values": m}}
+	f := &File{Version: 3, Threshold: ptr(0.5), Composite: map[string]*composite.Model{"truthfulness.values": m},
+		CompositeFields: map[string]float64{"w.get.unit": 0.7}}
 	got := Lookup(f, 0.5, false)
-	if d := cmp.Diff(map[string]float64{"truthfulness.values": 0.42}, got.Composite); d != "" {
+	if d := cmp.Diff(map[string]float64{"truthfulness.values": 0.42, "w.get.unit": 0.7}, got.Composite); d != "" {
 		t.Errorf("composite thresholds -want +got:\n%s", d)
 	}
 	if a := got.For(metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, By: metrics.ByComposite}); a != (metrics.Applied{Value: 0.42, From: "composite.truthfulness.values"}) {
 		t.Errorf("For(composite value) = %+v", a)
+	}
+	unit := metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, Field: "w.get.unit", Param: "w.get.unit", By: metrics.ByComposite}
+	if a := got.For(unit); a != (metrics.Applied{Value: 0.7, From: "composite.w.get.unit"}) {
+		t.Errorf("For(composite value of a field with its own) = %+v", a)
 	}
 	if a := got.For(metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, By: metrics.ByEmbed}); a != (metrics.Applied{Value: 0.5, From: "threshold"}) {
 		t.Errorf("For(embed value) = %+v", a)

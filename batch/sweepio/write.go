@@ -157,6 +157,9 @@ func Write(ctx context.Context, dir string, s *Summary) (written []string, err e
 		f := thresholds.New(th, s.Scorer)
 		f.JudgeBand = fileBand(s.JudgeBand)
 		f.Composite = s.Result.Composites()
+		if f.Composite != nil {
+			f.CompositeFields = s.Result.CompositeFields()
+		}
 		if err := putWith(ThresholdsFile, func(p string) error { return thresholds.Write(p, f) }); err != nil {
 			return nil, err
 		}

@@ -110,7 +110,11 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 				own++
 			}
 		}
-		fmt.Fprintf(env.Stdout, "fields: %d with a threshold of their own, %d fall back (see summary.json)\n", own, len(r.Fields)-own)
+		composites := ""
+		if n := len(r.CompositeFields()); n > 0 {
+			composites = fmt.Sprintf(" (%d with a composite threshold of their own too)", n)
+		}
+		fmt.Fprintf(env.Stdout, "fields: %d with a threshold of their own%s, %d fall back (see summary.json)\n", own, composites, len(r.Fields)-own)
 	}
 	if j := r.JudgeAgreement; j != nil {
 		printJudgeAgreement(env, j, levelOf(s))

@@ -579,10 +579,74 @@ func fitGroups(ctx context.Context, res *Result, s []Sample, in Input, opts Opti
 			if err != nil {
 				return fmt.Errorf("field %s: %w", k, err)
 			}
+			if m := res.compositeFor(byField[k]); m != nil && g.Threshold != nil {
+				g.CompositeThreshold = compositeThreshold(m, byField[k], opts)
+			}
 			res.Fields[k] = g
 		}
 	}
 	return nil
+}
+
+// compositeFor is the composite that scores samples of one field (all of
+// one sub-metric): the sub-metric's own, else the default one; nil
+// without Options.Fit.
+func (r *Result) compositeFor(s []Sample) *composite.Model {
+	if r.Composite == nil || len(s) == 0 {
+		return nil
+	}
+	if g := r.SubMetrics[s[0].SubMetric]; g != nil && g.Composite != nil {
+		return g.Composite
+	}
+	return r.Composite
+}
+
+// compositeThreshold is a field's own threshold on the composite's
+// probability, chosen by the objective on the field's binary samples as a
+// field's own cosine threshold is (in-sample), each sample scored by its
+// least likely comparison; nil when a sample lacks its features or the
+// objective cannot be met.
+func compositeThreshold(m *composite.Model, s []Sample, opts Options) *float64 {
+	var scores []float64
+	var labels []bool
+	for _, x := range s {
+		if !x.HasLabel {
+			continue
+		}
+		if !x.HasFeatures {
+			return nil
+		}
+		p := m.Probability(x.Features)
+		for _, o := range x.Others {
+			p = math.Min(p, m.Probability(o))
+		}
+		scores, labels = append(scores, p), append(labels, x.Label)
+	}
+	pts, err := stats.Sweep(scores, labels)
+	if err != nil {
+		return nil
+	}
+	k, err := opts.Objective.Choose(pts)
+	if err != nil {
+		return nil
+	}
+	t := clampProbability(pts[k].Threshold)
+	return &t
+}
+
+// CompositeFields are the fields' own thresholds on the composite's
+// probability (GroupResult.CompositeThreshold); nil when none has one.
+func (r *Result) CompositeFields() map[string]float64 {
+	var out map[string]float64
+	for k, g := range r.Fields {
+		if g.CompositeThreshold != nil {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[k] = *g.CompositeThreshold
+		}
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -339,3 +339,56 @@ func TestWeaknessAtTheEdge(t *testing.T) {
 		t.Errorf("a good fit is weak: %q", w)
 	}
 }
+
+// TestFieldCompositeThresholds: with --fit, a field with labels enough
+// for a threshold of its own gets its own threshold on the composite's
+// probability too, chosen by the objective on the field's samples scored
+// by the composite that applies to them; a field without enough labels
+// gets none, and the result lists them for thresholds.json.
+func TestFieldCompositeThresholds(t *testing.T) {
+	s := numbered(5, 80)
+	for i := range s {
+		if s[i].SubMetric == metrics.SubTruthValues {
+			s[i].Field = "sales.report.amount"
+		}
+	}
+	s = append(s, Sample{Group: "d0", SubMetric: metrics.SubTruthValues, Field: "sales.report.rare", Score: 0.9, HasLabel: true, Label: true,
+		Features: features.Extract("a", "a", 0.9), HasFeatures: true, Ref: "dialog d0 turn 9"})
+	o := quick()
+	o.Fit = true
+	res, err := Calibrate(context.Background(), Input{Samples: s}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Fields["sales.report.amount"]
+	if g == nil || g.Threshold == nil || g.CompositeThreshold == nil {
+		t.Fatalf("field group %+v", g)
+	}
+	m := res.compositeFor(s[1:2])
+	if m == nil || m != res.SubMetrics[metrics.SubTruthValues].Composite && m != res.Composite {
+		t.Fatalf("composite for the field: %v", m)
+	}
+	var scores []float64
+	var labels []bool
+	for _, x := range s {
+		if x.Field == "sales.report.amount" {
+			scores, labels = append(scores, m.Probability(x.Features)), append(labels, x.Label)
+		}
+	}
+	pts, _ := stats.Sweep(scores, labels)
+	k, _ := o.Objective.Choose(pts)
+	if *g.CompositeThreshold != pts[k].Threshold {
+		t.Errorf("field composite threshold %v, want the objective's choice %v", *g.CompositeThreshold, pts[k].Threshold)
+	}
+	if r := res.Fields["sales.report.rare"]; r == nil || r.CompositeThreshold != nil {
+		t.Errorf("a field with one label: %+v", r)
+	}
+	if cf := res.CompositeFields(); len(cf) != 1 || cf["sales.report.amount"] != *g.CompositeThreshold {
+		t.Errorf("CompositeFields() = %v", cf)
+	}
+	// Without --fit there is none.
+	res, err = Calibrate(context.Background(), Input{Samples: s}, quick())
+	if err != nil || res.CompositeFields() != nil {
+		t.Errorf("without --fit: %v, %v", res.CompositeFields(), err)
+	}
+}

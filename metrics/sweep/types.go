@@ -204,6 +204,10 @@ type GroupResult struct {
 	// Composite is the group's own fitted composite (Options.Fit, for
 	// sub-metrics with enough labels), with its held-out figures.
 	Composite *composite.Model `json:"composite,omitempty"`
+	// CompositeThreshold is a field's own threshold on the composite's
+	// probability (Options.Fit, for fields with a cosine threshold of
+	// their own), chosen like that one (in-sample).
+	CompositeThreshold *float64 `json:"composite_threshold,omitempty"`
 
 	// Points is the group's sweep (when it has both classes).
 	Points []stats.Point `json:"-"`
