@@ -5,6 +5,7 @@
 //
 //	tooldef       tool definitions (OpenAI, MCP, Anthropic, BFCL function
 //	              schemas): parsing, name lookup, argument validation. Pure
+//	thresholds    thresholds.json: the one strict reader and writer
 //	batch/golden  reads golden datasets (Parquet, or the write-up's JSON) and
 //	              writes them (aem import, aem gen)
 //	metrics       the metric itself: per-turn checks, attribution of root
@@ -12,6 +13,8 @@
 //	              no I/O, no ONNX. It declares the Scorer interface.
 //	embed         sentence embeddings on ONNX Runtime (or pure Go) and the
 //	              cosine Scorer, with a persistent cache
+//	judge         the LLM judge Scorer (OpenAI-compatible chat completions);
+//	              judge/judgetest is its test server
 //	diskcache     the persistent, size-bounded bbolt cache file behind embed's
 //	              and judge's caches
 //	models        the default model's converter, model pulls and verification
@@ -25,9 +28,14 @@
 //	              completeness rule), merge; sweep, compare, show, report
 //	              and review read runs through it
 //	batch/location local paths and gocloud.dev/blob URLs
-//	metrics/stats, metrics/sweep, metrics/compare
-//	              statistics, threshold calibration and release comparison
-//	              (pure); their file I/O lives in batch/sweepio, batch/compareio
+//	batch/predictions, batch/otlpjson, metrics/align
+//	              agents' chat logs and traces read and joined with gold
+//	              (aem run --predictions); batch/evalevents writes verdicts
+//	              back as OpenTelemetry evaluation events
+//	metrics/stats, metrics/sweep, metrics/compare, metrics/trials
+//	              statistics, threshold calibration, release comparison and
+//	              repeated trials (pure); their file I/O lives in
+//	              batch/sweepio, batch/compareio
 //	batch/report  the run report: one streaming pass over a run directory,
 //	              one self-contained HTML page, its charts as PNG
 //	batch/review  review.jsonl, the uncertain comparisons for annotators:
