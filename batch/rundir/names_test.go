@@ -12,6 +12,17 @@ import (
 // oldNames is a run written before the naming rule (testdata/v2/README.md).
 var oldNames = filepath.Join("testdata", "v2", "tool-calls")
 
+// openRun opens a run for the test's duration.
+func openRun(t *testing.T, loc string) *rundir.Run {
+	t.Helper()
+	r, err := rundir.Open(context.Background(), loc, rundir.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return "<nil>"
@@ -68,11 +79,7 @@ func TestReadsOldCallNames(t *testing.T) {
 		FieldScores []rundir.FieldScoreRow `parquet:"field_scores,list"`
 	}
 	ctx := context.Background()
-	r, err := rundir.Open(ctx, oldNames, rundir.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRun(t, oldNames)
 	for i, v := range collect[view](t, rundir.ReadTurns[view](ctx, r)) {
 		if turns[i].GoldAction != nil && deref(v.GoldAction) != "call" {
 			t.Errorf("row %d: view gold_action %q, want call", i, deref(v.GoldAction))
@@ -96,11 +103,7 @@ func TestReadTurnsRefusesHalfACall(t *testing.T) {
 		FieldScores []rundir.FieldScoreRow `parquet:"field_scores,list"`
 	}
 	ctx := context.Background()
-	r, err := rundir.Open(ctx, oldNames, rundir.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRun(t, oldNames)
 	for _, err := range rundir.ReadTurns[actionOnly](ctx, r) {
 		if err == nil || !strings.Contains(err.Error(), "tool_id and action") {
 			t.Errorf("action only: err = %v", err)
