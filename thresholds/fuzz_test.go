@@ -20,6 +20,7 @@ func FuzzDecode(f *testing.F) {
 		`{"version": 2, "threshold": 0.5, "threshold": 0.5}`,
 		`{"version": 3}`, `{"version": 2, "x": {"y": [null]}}`, `[]`, `{"version": 2} x`, ``,
 		`{"version": 2, "sub_metrics": {"completeness.response": -0.5}}`,
+		`{"version": 3, "composite_fields": {"a.b.c": 0.4, "a.b.c.d[0]": 1}, "composite": {"default": ` + fittedJSON + `}}`,
 		`{"version": 3, "sub_metrics": {"completeness.clause": 0.5, "completeness.response": 0.9}, "composite": {"default": ` + fittedJSON + `}}`,
 		`{"version": 3, "composite": {"truthfulness.values": {"features": ["cosine"], "mean": [0], "scale": [1], "coefficients": [1], "intercept": 0, "threshold": 0.5, "embedding_model": {"id": "x"}, "held_out": {"samples": 1, "cosine_only": {}}}}}`,
 	} {

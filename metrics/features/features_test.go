@@ -231,6 +231,12 @@ func FuzzExtract(f *testing.F) {
 				t.Fatalf("anchor %q of %q has no kind prefix", x, a)
 			}
 		}
+		if n := MissingNames(Tokenize(a), Tokenize(a), nil); len(n) > 0 {
+			t.Fatalf("%q does not mention its own names %q", a, n)
+		}
+		if m, n := MissingNames(Tokenize(a), Tokenize(b), nil), MissingNames(Tokenize(a), Tokenize(b), nil); !slices.Equal(m, n) {
+			t.Fatalf("MissingNames not deterministic: %q vs %q", m, n)
+		}
 	})
 }
 
