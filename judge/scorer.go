@@ -153,6 +153,9 @@ func (e *Escalation) ID() string {
 	return e.first.ID() + "+" + e.judge.ID() + "[band " + e.bands.String() + "]"
 }
 
+// Bands returns the bands the Escalation asks the judge in.
+func (e *Escalation) Bands() Bands { return e.bands }
+
 // Compare implements metrics.Scorer.
 func (e *Escalation) Compare(ctx context.Context, cs []metrics.Comparison) ([]metrics.Similarity, error) {
 	out, err := e.first.Compare(ctx, cs)

@@ -132,6 +132,9 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	var judgeUsage func() rundir.JudgeUsage
 	if sc.judge != nil {
 		judgeLine, judgeUsage = judgeStatus(sc.judge), usageOf(sc)
+		if w := clauseBandWarning(metric.Config().Thresholds, sc.escalation.Bands()); w != "" {
+			fmt.Fprintln(env.Stderr, "aem: warning: "+w)
+		}
 	}
 	progress := &budgetStopped{Progress: newProgress(env, o.quiet, judgeLine)}
 	opts := batch.Options{

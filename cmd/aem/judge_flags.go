@@ -8,6 +8,7 @@ import (
 
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/judge"
+	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/thresholds"
 )
 
@@ -119,4 +120,19 @@ func usageOf(sc *openedScorer) func() rundir.JudgeUsage {
 			Retries: js.Retries, Errors: js.Errors, PromptTokens: js.PromptTokens, CompletionTokens: js.CompletionTokens,
 		}
 	}
+}
+
+// clauseBandWarning warns when the similarity band ends below the clause
+// threshold (completeness.clause): the escalation takes an alternative
+// above the band as settled by the embedding, which fails it between the
+// band's top and the threshold, so a gold clause the judge would have
+// covered through another alternative is not asked about. "" when the
+// band holds the threshold.
+func clauseBandWarning(t metrics.Thresholds, b judge.Bands) string {
+	th := t.For(metrics.ThresholdQuery{SubMetric: metrics.SubCompleteClause, By: metrics.ByEmbed})
+	if th.Value <= b.Similarity.High {
+		return ""
+	}
+	return fmt.Sprintf("the judge band %s ends below the clause threshold %g (%s): a gold clause with a reply clause scoring between them fails without the judge being asked; widen --judge-band to hold the threshold",
+		b.Similarity, th.Value, th.From)
 }

@@ -563,3 +563,28 @@ func genGolden(t *testing.T, dir string, dialogs, seed int) string {
 	}
 	return golden
 }
+
+// A band that ends below the clause threshold is warned about: an
+// alternative above the band settles a gold clause as the embedding
+// decides it, which then fails it without asking the judge.
+func TestClauseBandWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		th   metrics.Thresholds
+		band judge.Band
+		want string
+	}{
+		{"default band, default threshold", metrics.Thresholds{Threshold: 0.5}, judge.DefaultBand, ""},
+		{"the threshold at the band's top", metrics.Thresholds{Threshold: 0.8}, judge.DefaultBand, ""},
+		{"every score", metrics.Thresholds{Threshold: 0.9}, judge.EveryScore, ""},
+		{"a clause threshold above the band", metrics.Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{metrics.SubCompleteClause: 0.85}},
+			judge.DefaultBand, "the judge band 0.35:0.8 ends below the clause threshold 0.85 (sub_metrics.completeness.clause)"},
+		{"the global threshold above the band", metrics.Thresholds{Threshold: 0.7}, judge.Band{Low: 0.2, High: 0.6},
+			"the judge band 0.2:0.6 ends below the clause threshold 0.7 (threshold)"},
+	} {
+		got := clauseBandWarning(tc.th, judge.Bands{Similarity: tc.band})
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
