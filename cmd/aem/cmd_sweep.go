@@ -123,9 +123,12 @@ sweep.svg. A short table goes to stdout.
 ` + installRootHelp + `
 
 EXIT STATUS
-	0 success; 1 error (no labels, one class only, too few labels for
-	cross-validation, unreadable input); 2 usage error; 5 the fit is no
-	better than a trivial rule (files written; --accept-weak exits 0).
+	0 success; 1 error of the environment (a missing file, the model);
+	2 usage error; 3 invalid input: a run directory or labels file that
+	does not read, or labels that cannot calibrate (none, one class only,
+	too few for cross-validation: the message says where they went);
+	5 the fit is no better than a trivial rule (files written;
+	--accept-weak exits 0).
 
 EXAMPLES
 	aem sweep out

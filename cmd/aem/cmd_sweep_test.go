@@ -205,6 +205,9 @@ func TestSweepCommandErrors(t *testing.T) {
 			if err == nil || errors.As(err, &ue) != tc.usage || (tc.want != nil && !errors.Is(err, tc.want)) {
 				t.Fatalf("err = %v (usage %v), want usage %v / %v", err, errors.As(err, &ue), tc.usage, tc.want)
 			}
+			if tc.want != nil && errorStatus(err) != exitInvalidRows {
+				t.Errorf("exit status %d, want %d (invalid input)", errorStatus(err), exitInvalidRows)
+			}
 		})
 	}
 }
