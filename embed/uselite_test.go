@@ -163,12 +163,15 @@ type stsPair struct {
 	s1, s2 string
 }
 
+// stsbFile is the STS-B dev set beside the project (../shared).
+func stsbFile() string { return filepath.Join("..", "..", "shared", "data", "stsb-dev", "sts-dev.csv") }
+
 // readSTSB reads sts-dev.csv: TAB-separated, no header, fields genre,
 // filename, year, sid, score, s1, s2 (some rows carry extra trailing fields),
 // no quote processing.
 func readSTSB(t testing.TB) []stsPair {
 	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", "stsb-dev", "sts-dev.csv")
+	path := stsbFile()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("STS-B dev set not found at %s (%v)", path, err)
