@@ -229,7 +229,7 @@ func TestResolvePaths(t *testing.T) {
 	if want := filepath.Join(".aem", "lib", PlatformDir(), "libonnxruntime.so.1"); lib != want || src != "default" {
 		t.Errorf("default lib %s (%s), want %s", lib, src, want)
 	}
-	if dir, _ := o.ModelPath(); dir != filepath.Join(".aem", "models", "use-lite") {
+	if dir, _ := o.ModelPath(); dir != filepath.Join(".aem", "models", "use-lite-int8") {
 		t.Errorf("default model %s", dir)
 	}
 	env[EnvHome] = "/opt/aem"

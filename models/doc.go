@@ -32,8 +32,8 @@
 // MatMulIntegerToFloat, an integer product; onnx-gomlx computes the same
 // values in float32. Fixed ranges keep a string's vector independent of what
 // shares its batch (dynamic quantization scales by the whole batch), and
-// 7-bit weights keep the integer sums exact on every x86 kernel (VPMADDUBSW
-// saturates at int16 with 8-bit weights). Attention, layer norms and the tanh
+// 7-bit weights keep the integer sums exact on every x86 kernel (VPMADDUBSW,
+// the AVX2 kernel without VNNI, saturates at int16 with 8-bit weights). Attention, layer norms and the tanh
 // head stay float32. On the reference sentences the int8 vectors are within
 // cosine 0.99 of the float32 ones (0.9959 at worst).
 //

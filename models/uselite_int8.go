@@ -10,7 +10,9 @@ import (
 // (-63..63). With uint8 activations a pair of products stays within int16
 // (2*255*63 < 32767), so the u8*s8 kernels of x86 CPUs without VNNI
 // (VPMADDUBSW, which saturates at int16) compute exact integer sums, as VNNI
-// and ARM kernels do: the int8 model gives the same numbers on every CPU.
+// and ARM kernels do: the quantized layers lose nothing to the CPU they run
+// on (with 8-bit weights, AVX2-only machines would clip sums this machine
+// does not).
 const int8WeightMax = 63
 
 // actRange is the fixed range of a quantized activation, calibrated on the

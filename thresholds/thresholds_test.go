@@ -60,7 +60,7 @@ func TestDecodeAccepts(t *testing.T) {
 			SubMetrics: map[string]float64{"truthfulness.values": 0.7125}, Fields: map[string]float64{"crm.find.city": 0.8},
 			Model: "embed:use-lite@sha256:" + sha, Source: "aem sweep out/run (objective f1)"}},
 		{"bundled example", string(readFile(t, "../datasets/example/thresholds.json")), File{Version: 2, Threshold: ptr(0.5),
-			SubMetrics: map[string]float64{"truthfulness.values": 0.75}, EmbeddingModel: &Model{ID: "use-lite"},
+			SubMetrics: map[string]float64{"truthfulness.values": 0.75}, EmbeddingModel: &Model{ID: "use-lite-int8"},
 			Source: exampleSource(t)}},
 	}
 	for _, tc := range tests {

@@ -81,6 +81,7 @@ EXAMPLES
 	aem run golden.parquet -o out --threshold 0.6 --workers 2
 	aem run theirs.parquet -o out --map gold_args=expected_arguments,turn=role
 	aem run golden.parquet -o out --thresholds sweep/thresholds.json
+	aem run golden.parquet -o out --precision fp32
 	aem run bfcl.parquet -o out --tools tools.json
 	aem run golden.parquet -o out --resume
 	aem run s3://bucket/golden.parquet -o s3://bucket/runs/nightly --shard 0/8

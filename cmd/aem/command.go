@@ -232,7 +232,8 @@ var installRootHelp = `INSTALL ROOT
 	first of these places that holds them is used:
 ` + home.Order("\t  ") + `
 	When none does, the error lists each place and what it lacked.
-	--ort-lib and --model (AEM_ORT_LIB, AEM_MODEL) name the files directly.
+	--ort-lib and --model (AEM_ORT_LIB, AEM_MODEL) name the files directly;
+	--model also takes an installed model's name (use-lite: the fp32 form).
 	The embedding cache goes to embed-cache/ in the root found; when that is
 	beside the binary, to ./.aem if it exists, else the user cache directory.`
 

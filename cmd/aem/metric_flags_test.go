@@ -148,7 +148,7 @@ func TestRunThresholdsExitStatus(t *testing.T) {
 	fitted := write("fitted.json", fmt.Sprintf(`{"version": 3, "threshold": 0.5, "composite": {"default": `+model+`}}`, "lexical"))
 	fittedElsewhere := write("elsewhere.json", fmt.Sprintf(`{"version": 3, "threshold": 0.5, "composite": {"truthfulness.values": `+model+`}}`, "embed:use-lite@sha256:4b1f"))
 	typo := write("typo.json", `{"version": 2, "treshold": 0.5}`)
-	example := filepath.Join("..", "..", "datasets", "example", "thresholds.json") // fitted with use-lite
+	example := filepath.Join("..", "..", "datasets", "example", "thresholds.json") // fitted with use-lite-int8
 	input := filepath.Join("..", "..", "datasets", "example", "golden.jsonl")
 	tests := []struct {
 		name   string
@@ -162,7 +162,7 @@ func TestRunThresholdsExitStatus(t *testing.T) {
 		{"a composite fitted with another model", []string{"--thresholds", fittedElsewhere}, exitInvalidRows,
 			"field composite.truthfulness.values: composite fitted with another embedding model: it was fitted on cosines of embed:use-lite@sha256:4b1f, this run scores with lexical"},
 		{"unknown key", []string{"--thresholds", typo}, exitInvalidRows, "field treshold: unknown key in a version 2 file"},
-		{"another scorer's file", []string{"--thresholds", example}, exitInvalidRows, "field embedding_model: fitted with use-lite, but this run scores with lexical"},
+		{"another scorer's file", []string{"--thresholds", example}, exitInvalidRows, "field embedding_model: fitted with use-lite-int8, but this run scores with lexical"},
 		{"threshold out of range", []string{"--threshold", "2"}, exitUsage, "threshold: 2 is not in [-1, 1]"},
 	}
 	for _, tc := range tests {
