@@ -11,15 +11,16 @@ import (
 // TestInt8Model: the int8 model through the Embedder, on both backends:
 // within cosine 0.99 of the float32 model on every reference sentence
 // (ORT), and the go backend (which runs its int8 layers in float32)
-// within 0.999 of ORT's integer kernels.
+// within 0.999 of ORT's integer kernels (under -race on goReferenceSubset;
+// scripts/test's second pass checks them all).
 func TestInt8Model(t *testing.T) {
 	refs := referenceVectors(t)
-	var texts, short []string
+	var texts, goTexts []string
 	for _, r := range refs {
 		texts = append(texts, r.Text)
-		if len(r.IDs) <= 6 {
-			short = append(short, r.Text) // the go backend is slow under -race
-		}
+	}
+	for _, r := range goReferenceSubset(refs) {
+		goTexts = append(goTexts, r.Text)
 	}
 	ctx := context.Background()
 	int8Dir := useLiteDirFor(t, PrecisionInt8)
@@ -38,7 +39,7 @@ func TestInt8Model(t *testing.T) {
 		}
 		in := texts
 		if be == BackendGo {
-			in = short
+			in = goTexts
 		}
 		got, err := e.Embed(ctx, in)
 		if err != nil {

@@ -31,7 +31,7 @@ const (
 	DefaultCacheMaxBytes    = 8 << 30 // 8 GiB of cached vectors (about four million 512-d vectors: a 1M-turn nightly set holds ~1.6M distinct strings)
 	DefaultCacheLockTimeout = 5 * time.Second
 	DefaultMemoEntries      = 10_000        // about 20 MiB of 512-d vectors: the strings that repeat (gold values) stay; the rest come from the persistent cache
-	DefaultPrecision        = PrecisionInt8 // 2.5-2.8x fp32's strings/s, STS-B within 0.02, vectors within cosine 0.99 (BENCHMARKS.md, "int8")
+	DefaultPrecision        = PrecisionInt8 // 2.5-3.3x the strings/s of fp32, STS-B within 0.02, vectors within cosine 0.99 (BENCHMARKS.md, "int8 and fp32")
 	DefaultModelName        = ModelInt8     // the default precision's model
 	// CacheFileName is the persistent cache's file inside Options.CacheDir.
 	CacheFileName = "embeddings.bbolt"

@@ -211,15 +211,9 @@ func cosine32(a, b []float32) float64 {
 func TestInt8ParityORT(t *testing.T) {
 	initORT(t)
 	fp32, int8Dir := installedUseLite(t), installedUseLiteInt8(t)
-	tok, err := usetok.Load(filepath.Join(int8Dir, TokenizerFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := loadTokenizer(t, int8Dir)
 	refs := loadReference(t)
-	texts := make([]string, len(refs))
-	for i, r := range refs {
-		texts[i] = r.Text
-	}
+	texts := referenceTexts(refs)
 	f := runORT(t, filepath.Join(fp32, ModelFile), tok, texts)
 	q := runORT(t, filepath.Join(int8Dir, ModelFile), tok, texts)
 	worst, worstRef := 2.0, 2.0
@@ -241,10 +235,7 @@ func TestInt8GoBackend(t *testing.T) {
 	}
 	initORT(t)
 	dir := installedUseLiteInt8(t)
-	tok, err := usetok.Load(filepath.Join(dir, TokenizerFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := loadTokenizer(t, dir)
 	// Short, Unicode, empty and odd-space texts, and under -race (which
 	// slows the go backend ~20x) not the reply over the token cap.
 	var texts []string
@@ -362,10 +353,7 @@ func roundOut(v float32) float32 {
 // -calibrate it measures the whole set and prints the table to pin.
 func TestInt8Calibration(t *testing.T) {
 	initORT(t)
-	tok, err := usetok.Load(filepath.Join(installedUseLite(t), TokenizerFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := loadTokenizer(t, installedUseLite(t))
 	texts := calibrationTexts(t)
 	if len(texts) != 1990 {
 		t.Fatalf("%d calibration texts, want 1990", len(texts))

@@ -55,6 +55,25 @@ func loadReference(t testing.TB) []referenceSentence {
 	return doc.Sentences
 }
 
+// referenceTexts are the sentences of refs, in order.
+func referenceTexts(refs []referenceSentence) []string {
+	texts := make([]string, len(refs))
+	for i, r := range refs {
+		texts[i] = r.Text
+	}
+	return texts
+}
+
+// loadTokenizer loads the exact tokenizer of the model in dir.
+func loadTokenizer(t testing.TB, dir string) *usetok.Tokenizer {
+	t.Helper()
+	tok, err := usetok.Load(filepath.Join(dir, TokenizerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 func cosine(a []float32, b []float64) float64 {
 	var dot, na, nb float64
 	for i := range a {
@@ -191,15 +210,9 @@ func checkCosines(t *testing.T, backend string, refs []referenceSentence, vecs [
 func TestReferenceVectorsORT(t *testing.T) {
 	dir := installedUseLite(t)
 	initORT(t)
-	tok, err := usetok.Load(filepath.Join(dir, TokenizerFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := loadTokenizer(t, dir)
 	refs := loadReference(t)
-	texts := make([]string, len(refs))
-	for i, r := range refs {
-		texts[i] = r.Text
-	}
+	texts := referenceTexts(refs)
 	modelPath := filepath.Join(dir, ModelFile)
 	// One padded batch: short texts carry up to 127 padding positions.
 	checkCosines(t, "ort batch", refs, runORT(t, modelPath, tok, texts))
