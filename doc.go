@@ -19,7 +19,8 @@
 //	              and judge's caches
 //	models        the default model's converter, model pulls and verification
 //	home          where the ONNX Runtime library and the models are installed
-//	              (the install root's search order)
+//	              (the install root's search order); home/hometest makes
+//	              tests that need the install fail under scripts/test
 //	batch         the pipeline: fan-out, judging in chunks, in-order
 //	              writing, checkpoints and resume, shards
 //	batch/rundir  the run directory (turns.parquet, dialogs.parquet,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/aem-dev/aem/home/hometest"
 	"github.com/aem-dev/aem/models/onnxpb"
 )
 
@@ -54,7 +55,7 @@ func ortLib(t testing.TB) string {
 	}
 	p := filepath.Join(home, "lib", PlatformDir(), "libonnxruntime.so.1")
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("ONNX Runtime library not installed at %s: run scripts/setup (or set %s) to run ORT tests", p, EnvORTLib)
+		hometest.Missing(t, "ONNX Runtime library not installed at %s: run scripts/setup (or set %s) to run ORT tests", p, EnvORTLib)
 	}
 	return p
 }

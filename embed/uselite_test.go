@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aem-dev/aem/home/hometest"
 )
 
 // useLiteDir returns the installed default model, or skips.
@@ -32,7 +34,7 @@ func useLiteDirFor(t testing.TB, precision string) string {
 	}
 	dir := filepath.Join(home, "models", ModelFor(precision))
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
-		t.Skipf("model %s not installed at %s: run scripts/setup (or set %s) to run the USE-lite tests", ModelFor(precision), dir, EnvHome)
+		hometest.Missing(t, "model %s not installed at %s: run scripts/setup (or set %s) to run the USE-lite tests", ModelFor(precision), dir, EnvHome)
 	}
 	return dir
 }

