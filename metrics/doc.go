@@ -22,7 +22,9 @@
 // # Thresholds: one lookup, one comparison
 //
 // A semantic comparison passes when its score is >= its threshold. That
-// comparison is written once, in judger.decide (turn.go), which asks the
+// comparison is written once, in judger.decide (turn.go); the coverage share
+// of a reply, a different quantity, is held to completeness.response where
+// it is computed. decide asks the
 // resolved lookup Config.Thresholds (type Thresholds, For) for the
 // comparison's threshold: the exact nested field path, then
 // tool.action.param, then the parameter's schema type (ThresholdQuery.Type,
