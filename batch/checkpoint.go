@@ -25,6 +25,9 @@ type manifest struct {
 	Version     int         `json:"version"`
 	Fingerprint fingerprint `json:"fingerprint"`
 	Parts       []partInfo  `json:"parts"`
+	// JudgeUsage is what an LLM judge was paid by every invocation so far,
+	// as of the last save: a resumed run's summary and budget count it.
+	JudgeUsage *rundir.JudgeUsage `json:"judge_usage,omitempty"`
 }
 
 // fingerprint identifies the input and the settings a checkpoint belongs to.

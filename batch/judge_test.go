@@ -121,3 +121,84 @@ func ptrText(p *float64) string {
 	}
 	return fmt.Sprint(*p)
 }
+
+// paidMeter is a JudgeMeter whose judge paid one call per scorer call of
+// sc, and records what Run carried into it.
+type paidMeter struct {
+	sc      *fakeScorer
+	carried []rundir.JudgeUsage
+}
+
+func (m *paidMeter) Usage() rundir.JudgeUsage {
+	n := m.sc.calls.Load()
+	return rundir.JudgeUsage{Calls: n, PromptTokens: 100 * n}
+}
+
+func (m *paidMeter) Carry(u rundir.JudgeUsage) { m.carried = append(m.carried, u) }
+
+// A run that paid a judge keeps its account in the checkpoint when it
+// stops, even before its first part (the old rule removed such a
+// checkpoint, and the resumed run forgot what had been paid); a resume
+// carries the account into the judge's budget, and every later part's
+// manifest holds the total. A run without a judge still leaves no empty
+// checkpoint.
+func TestJudgeAccountSurvivesAStop(t *testing.T) {
+	dir := t.TempDir()
+	in := writeGolden(t, dir, genDialogs(60, 9))
+	ref := filepath.Join(dir, "ref")
+	mustRun(t, baseOptions(in, ref))
+	for _, tc := range []struct {
+		name   string
+		judged bool
+		failAt int64
+		parts  bool // the stop leaves committed parts
+	}{
+		{name: "judged, stopped before any part", judged: true, failAt: 1},
+		{name: "judged, stopped after parts", judged: true, failAt: 6, parts: true},
+		{name: "no judge, stopped before any part", failAt: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			sc := &fakeScorer{failAt: tc.failAt}
+			o := baseOptions(in, out)
+			o.Scorer, o.Workers, o.CheckpointTurns = sc, 1, 1
+			if tc.judged {
+				o.Judge = &paidMeter{sc: sc}
+			}
+			if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "model exploded") {
+				t.Fatalf("Run = %v, want the scorer's error", err)
+			}
+			ckpt := filepath.Join(out, rundir.CheckpointDir)
+			m, found, err := loadManifest(ckpt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.judged {
+				if found {
+					t.Fatalf("a run without a judge that committed nothing left a checkpoint: %+v", m)
+				}
+				return
+			}
+			if !found {
+				t.Fatal("a run that paid a judge left no checkpoint")
+			}
+			if (len(m.Parts) > 0) != tc.parts {
+				t.Errorf("%d parts committed, want parts: %v", len(m.Parts), tc.parts)
+			}
+			want := rundir.JudgeUsage{Invocations: 1, Calls: tc.failAt, PromptTokens: 100 * tc.failAt}
+			if m.JudgeUsage == nil || *m.JudgeUsage != want {
+				t.Fatalf("checkpoint's judge account %+v, want %+v", m.JudgeUsage, want)
+			}
+
+			sc2 := &fakeScorer{}
+			meter := &paidMeter{sc: sc2}
+			o = baseOptions(in, out)
+			o.Scorer, o.Workers, o.CheckpointTurns, o.Resume, o.Judge = sc2, 2, 1, true, meter
+			mustRun(t, o)
+			sameOutputs(t, ref, out)
+			if len(meter.carried) != 1 || meter.carried[0] != want {
+				t.Errorf("Run carried %+v into the judge, want once %+v", meter.carried, want)
+			}
+		})
+	}
+}

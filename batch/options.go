@@ -21,6 +21,16 @@ const (
 	DefaultCheckpointInterval = 30 * time.Second
 )
 
+// JudgeMeter is an LLM judge's account of what it paid.
+type JudgeMeter interface {
+	// Usage is what the judge did in this invocation of the run
+	// (Invocations is not set).
+	Usage() rundir.JudgeUsage
+	// Carry charges what earlier invocations of a resumed run paid
+	// against the budget.
+	Carry(earlier rundir.JudgeUsage)
+}
+
 // Options configures Run. Input, OutDir and Scorer are required; every
 // other zero field takes a documented default. Options are passed by value
 // and never modified by Run.
@@ -53,9 +63,11 @@ type Options struct {
 	// CacheStats, when set, is polled for the scorer's cache counters,
 	// reported in Stats.
 	CacheStats func() (hits, misses int64)
-	// JudgeUsage, when set, reports what an LLM judge did in this run; it
-	// goes into summary.json (Summary.Judge.Usage).
-	JudgeUsage func() rundir.JudgeUsage
+	// Judge, when set, accounts for an LLM judge's spending: summary.json
+	// (Summary.Judge.Usage) and the checkpoint hold what the run paid over
+	// all its invocations, and a resumed run's budget counts the earlier
+	// ones.
+	Judge JudgeMeter
 	// EmbeddingUsage, when set, reports what the embedding model did in
 	// this run (strings, layout, model time); Run adds the turns judged
 	// and the comparisons decided without a scorer, and writes it to

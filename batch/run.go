@@ -70,6 +70,7 @@ type runState struct {
 	scorerNanos atomic.Int64
 	unscored    unscoredCounts
 	judgeNanos  atomic.Int64
+	judgeBefore rundir.JudgeUsage // paid by the earlier invocations of a resumed run
 	start       time.Time
 
 	wrap rundir.Wrap // tests: fault injection
@@ -81,7 +82,9 @@ type runState struct {
 // summary.json. On error nothing in OutDir looks complete: the final files
 // are only renamed into place at the end; committed checkpoint parts stay
 // for a later Run with Resume (a run that failed before its first
-// checkpoint leaves no checkpoint). A cancelled ctx stops the run at the
+// checkpoint leaves no checkpoint, unless it paid an LLM judge: the
+// checkpoint then keeps the account, Options.Judge). A cancelled ctx
+// stops the run at the
 // next dialog boundary with ctx's error, resumable.
 func Run(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	return run(ctx, opts, nil)
@@ -167,10 +170,13 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 		}
 	}
 	st.m = m
+	if found && m.JudgeUsage != nil && o.Judge != nil {
+		st.judgeBefore = *m.JudgeUsage
+		o.Judge.Carry(st.judgeBefore)
+	}
 	defer func() {
-		// A run that fails before its first checkpoint leaves nothing to resume.
-		if err != nil && len(st.m.Parts) == 0 {
-			os.RemoveAll(st.ckptDir)
+		if err != nil {
+			err = st.keepCheckpoint(err)
 		}
 	}()
 	if found {
@@ -206,9 +212,8 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	if err := st.final.CommitData(); err != nil {
 		return nil, err
 	}
-	if sum.Judge != nil && o.JudgeUsage != nil {
-		u := o.JudgeUsage()
-		sum.Judge.Usage = &u
+	if sum.Judge != nil {
+		sum.Judge.Usage = st.judgeUsage()
 	}
 	if o.EmbeddingUsage != nil {
 		sum.Embedding = st.embeddingUsage(stats.TurnsDone - stats.ResumedTurns)
@@ -241,6 +246,37 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	}
 	stats.Elapsed = time.Since(st.start)
 	return sum, nil
+}
+
+// keepCheckpoint settles the checkpoint of a run that stopped with err. A
+// run that committed no part and paid no judge leaves nothing to resume:
+// its checkpoint goes. Otherwise the manifest records what the judge was
+// paid, so that --resume counts it in the budget and the summary.
+func (st *runState) keepCheckpoint(err error) error {
+	u := st.judgeUsage()
+	if len(st.m.Parts) == 0 && (u == nil || u.Calls == 0) {
+		os.RemoveAll(st.ckptDir)
+		return err
+	}
+	if u == nil {
+		return err
+	}
+	st.m.JudgeUsage = u
+	if serr := saveManifest(st.ckptDir, st.m, st.wrap); serr != nil {
+		return errors.Join(err, serr)
+	}
+	return err
+}
+
+// judgeUsage is what the judge was paid for this run: by the earlier
+// invocations the checkpoint records and by this one. nil without a judge.
+func (st *runState) judgeUsage() *rundir.JudgeUsage {
+	if st.o.Judge == nil {
+		return nil
+	}
+	u := st.judgeBefore.Add(st.o.Judge.Usage())
+	u.Invocations = st.judgeBefore.Invocations + 1
+	return &u
 }
 
 func compareFingerprints(old, cur fingerprint) error {
@@ -622,6 +658,7 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 		}
 		p := part
 		part = nil
+		st.m.JudgeUsage = st.judgeUsage()
 		if err := p.commit(st.m); err != nil {
 			return err
 		}

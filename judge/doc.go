@@ -65,7 +65,8 @@
 // 4xx fail at once (ErrEndpoint). MaxCalls and MaxTokens are the run's
 // budget: a request that could go past it is not sent, and Compare fails
 // with ErrBudget; answers already received are in the cache, so a resumed
-// run pays for nothing twice. A Clock can be injected, so tests of waits
+// run pays for nothing twice, and Judge.Carry charges what its earlier
+// invocations spent, so the budget bounds the run as a whole. A Clock can be injected, so tests of waits
 // and retries do not sleep.
 //
 // # Cache

@@ -70,6 +70,12 @@ func New(o Options) (*Judge, error) {
 // prompts' version, "judge:gpt-4o-mini@prompt-2".
 func (j *Judge) ID() string { return "judge:" + j.o.Model + "@prompt-" + PromptVersion }
 
+// Carry charges what earlier invocations of the same run spent (calls
+// and tokens, as their Stats counted them) against the budget, so that
+// MaxCalls and MaxTokens bound the run as a whole, however often it is
+// resumed. Stats still counts this Judge's own work only.
+func (j *Judge) Carry(calls, tokens int64) { j.lim.carry(calls, tokens) }
+
 // Close closes the cache.
 func (j *Judge) Close() error {
 	if err := j.store.close(); err != nil {

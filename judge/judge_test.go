@@ -717,3 +717,40 @@ func TestClausePositionIsNotAsked(t *testing.T) {
 		t.Fatalf("%d requests; the first asks %q", len(reqs), reqs[0].Body.Messages[1].Content)
 	}
 }
+
+// Carry charges what earlier invocations of a run spent: the budget then
+// bounds the run as a whole, while Stats counts this Judge's work only.
+func TestCarryChargesTheBudget(t *testing.T) {
+	est := judge.EstimateTokens(value("gold 0", "agent 0"), judge.DefaultMaxAnswerTokens)
+	for _, tc := range []struct {
+		name          string
+		opts          func(*judge.Options)
+		calls, tokens int64
+		sent          int
+		msg           string
+	}{
+		{"calls", func(o *judge.Options) { o.MaxCalls = 5 }, 3, 0, 2, "5 calls made, the most allowed (--judge-max-calls 5)"},
+		{"calls, all spent", func(o *judge.Options) { o.MaxCalls = 5 }, 5, 0, 0, "5 calls made"},
+		{"tokens", func(o *judge.Options) { o.MaxTokens = 10 * est }, 0, 8 * est, 2, "--judge-max-tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newServer(t)
+			j, _ := newTestJudge(t, f, func(o *judge.Options) { tc.opts(o); o.Concurrency = 1 })
+			j.Carry(tc.calls, tc.tokens)
+			cs := make([]judge.Comparison, 6)
+			for i := range cs {
+				cs[i] = value(fmt.Sprint("gold ", i), fmt.Sprint("agent ", i))
+			}
+			_, err := j.Compare(context.Background(), cs)
+			if !errors.Is(err, judge.ErrBudget) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("got %v, want ErrBudget saying %q", err, tc.msg)
+			}
+			if n := len(f.Requests()); n != tc.sent {
+				t.Errorf("%d requests sent, want %d", n, tc.sent)
+			}
+			if st := j.Stats(); st.Calls != int64(tc.sent) {
+				t.Errorf("Stats().Calls = %d, want this Judge's own %d", st.Calls, tc.sent)
+			}
+		})
+	}
+}

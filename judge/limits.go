@@ -140,6 +140,15 @@ func (l *limits) sleep(ctx context.Context, d time.Duration) error {
 	return l.clock.Sleep(ctx, d)
 }
 
+// carry charges calls and tokens spent before this process started (the
+// earlier invocations of a resumed run) against the budget.
+func (l *limits) carry(calls, tokens int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls += calls
+	l.used += tokens
+}
+
 // snapshot returns the counters.
 func (l *limits) snapshot() (calls, used int64, waited time.Duration) {
 	l.mu.Lock()

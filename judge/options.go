@@ -80,7 +80,8 @@ type Options struct {
 
 	// MaxCalls and MaxTokens are the run's budget: the requests sent
 	// (retries included) and the tokens used (prompt plus completion, as
-	// the endpoint reports them). A request that would go past either is
+	// the endpoint reports them), with what Judge.Carry charged for the
+	// run's earlier invocations. A request that would go past either is
 	// not sent: Compare fails with ErrBudget. 0 is unlimited.
 	MaxCalls  int64
 	MaxTokens int64

@@ -84,8 +84,9 @@ type BucketStat struct {
 
 // JudgeSummary is the LLM judge's part in a run. The counts of field
 // comparisons come from the rows (a resumed or merged run counts them
-// all); Usage is what this invocation of aem run paid (earlier
-// invocations of a resumed run are not in it; a merge has none).
+// all); Usage is what the run paid over every invocation of aem run that
+// made it (a resumed run's checkpoint carries the earlier ones'; a merge
+// has none).
 type JudgeSummary struct {
 	// Field comparisons recorded in turns.parquet that a scorer decided,
 	// those the judge was asked about (judge_reason or judge_error set),
@@ -99,10 +100,13 @@ type JudgeSummary struct {
 	Usage          *JudgeUsage `json:"usage,omitempty"`
 }
 
-// JudgeUsage counts what the judge did in one invocation of aem run.
+// JudgeUsage counts what the judge did for a run: in summary.json, over
+// all its invocations (Invocations of them: a run stopped at the budget
+// or interrupted and resumed has several).
 type JudgeUsage struct {
-	Compared  int64 `json:"compared"`  // distinct comparisons the first scorer scored
-	Escalated int64 `json:"escalated"` // of those, sent to the judge
+	Invocations int64 `json:"invocations"`
+	Compared    int64 `json:"compared"`  // distinct comparisons the first scorer scored
+	Escalated   int64 `json:"escalated"` // of those, sent to the judge
 	// Spared are in-band alternatives not sent to the judge: another
 	// alternative of the same gold clause scored above the band or was
 	// found equivalent (judge.Escalation).
@@ -116,6 +120,18 @@ type JudgeUsage struct {
 	Errors           int64 `json:"errors"`
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// Add returns the sum of u and v, field by field.
+func (u JudgeUsage) Add(v JudgeUsage) JudgeUsage {
+	return JudgeUsage{
+		Invocations: u.Invocations + v.Invocations,
+		Compared:    u.Compared + v.Compared, Escalated: u.Escalated + v.Escalated,
+		Spared: u.Spared + v.Spared, Moot: u.Moot + v.Moot,
+		Calls: u.Calls + v.Calls, CacheHits: u.CacheHits + v.CacheHits,
+		Retries: u.Retries + v.Retries, Errors: u.Errors + v.Errors,
+		PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+	}
 }
 
 // EmbeddingUsage is what the embedding model did in one invocation of aem

@@ -130,9 +130,9 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	}
 	defer sc.close()
 	var judgeLine func(batch.Stats, int64) string
-	var judgeUsage func() rundir.JudgeUsage
+	var meter batch.JudgeMeter
 	if sc.judge != nil {
-		judgeLine, judgeUsage = judgeStatus(sc.judge), usageOf(sc)
+		judgeLine, meter = judgeStatus(sc.judge), judgeMeter{sc}
 		if w := clauseBandWarning(metric.Config().Thresholds, sc.escalation.Bands()); w != "" {
 			fmt.Fprintln(env.Stderr, "aem: warning: "+w)
 		}
@@ -148,7 +148,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		Shard:      shard,
 		Progress:   progress,
 		CacheStats: sc.cacheStats,
-		JudgeUsage: judgeUsage,
+		Judge:      meter,
 		WorkDir:    o.workDir,
 
 		EmbeddingUsage: sc.embedding,

@@ -41,8 +41,8 @@ func (o *judgeOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.tpm, "judge-tpm", 0, "judge tokens per minute, estimated before each request (0: no limit)")
 	fs.DurationVar(&o.timeout, "judge-timeout", judge.DefaultTimeout, "time limit of one judge request; a request past it is retried")
 	fs.IntVar(&o.retries, "judge-retries", judge.DefaultMaxRetries, "retries of a judge request after HTTP 429, 5xx, a timeout or a connection error (negative: none)")
-	fs.Int64Var(&o.maxCalls, "judge-max-calls", 0, "budget: stop the run (resumable) before the judge request that would pass this many (0: no limit)")
-	fs.Int64Var(&o.maxTokens, "judge-max-tokens", 0, "budget: stop the run (resumable) before a judge request that could pass this many tokens (0: no limit)")
+	fs.Int64Var(&o.maxCalls, "judge-max-calls", 0, "budget: stop the run (resumable) before the judge request that would pass this many, counting a resumed run's earlier invocations (0: no limit)")
+	fs.Int64Var(&o.maxTokens, "judge-max-tokens", 0, "budget: stop the run (resumable) before a judge request that could pass this many tokens, counting a resumed run's earlier invocations (0: no limit)")
 	fs.StringVar(&o.format, "judge-response-format", judge.FormatAuto, "how the answer's JSON is asked for: auto (json_schema, stepping down as the endpoint refuses), json_schema, json_object or none")
 	fs.StringVar(&o.cacheDir, "judge-cache-dir", "", "persistent cache of the judge's answers (default: <home>/judge-cache; --no-cache disables it)")
 }
@@ -111,15 +111,22 @@ func (o judgeOptions) bandFor(kind string, fromFile *thresholds.JudgeBand, proba
 	return b, err
 }
 
-// usageOf reports a judged run's usage for summary.json.
-func usageOf(sc *openedScorer) func() rundir.JudgeUsage {
-	return func() rundir.JudgeUsage {
-		js, es := sc.judge.Stats(), sc.escalation.Stats()
-		return rundir.JudgeUsage{
-			Compared: es.Comparisons, Escalated: es.Escalated, Spared: es.Spared, Moot: es.Moot, Calls: js.Calls, CacheHits: js.CacheHits,
-			Retries: js.Retries, Errors: js.Errors, PromptTokens: js.PromptTokens, CompletionTokens: js.CompletionTokens,
-		}
+// judgeMeter is a judged run's batch.JudgeMeter.
+type judgeMeter struct{ sc *openedScorer }
+
+// Usage counts what the judge and the escalation did in this process.
+func (m judgeMeter) Usage() rundir.JudgeUsage {
+	js, es := m.sc.judge.Stats(), m.sc.escalation.Stats()
+	return rundir.JudgeUsage{
+		Compared: es.Comparisons, Escalated: es.Escalated, Spared: es.Spared, Moot: es.Moot, Calls: js.Calls, CacheHits: js.CacheHits,
+		Retries: js.Retries, Errors: js.Errors, PromptTokens: js.PromptTokens, CompletionTokens: js.CompletionTokens,
 	}
+}
+
+// Carry charges the calls and tokens of a resumed run's earlier
+// invocations against --judge-max-calls and --judge-max-tokens.
+func (m judgeMeter) Carry(earlier rundir.JudgeUsage) {
+	m.sc.judge.Carry(earlier.Calls, earlier.PromptTokens+earlier.CompletionTokens)
 }
 
 // clauseBandWarning warns when the similarity band ends below the clause

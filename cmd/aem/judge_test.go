@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/home/hometest"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/judge/judgetest"
 	"github.com/aem-dev/aem/metrics"
@@ -118,9 +119,10 @@ func TestRunWithJudge(t *testing.T) {
 	assertNoKey(t, cache)
 }
 
-// The budget stops the run with exit status 6 and the --resume hint;
-// --resume with a larger budget finishes, paying only for what was not
-// answered before.
+// The budget stops the run with exit status 6 and the --resume hint. The
+// budget is the run's: --resume under the same budget stops again without
+// a call; with a larger one it finishes, paying only for what was not
+// answered before, and summary.json counts what every invocation paid.
 func TestRunJudgeBudgetThenResume(t *testing.T) {
 	srv := judgetest.NewServer()
 	defer srv.Close()
@@ -145,12 +147,31 @@ func TestRunJudgeBudgetThenResume(t *testing.T) {
 	if before-need != 2 {
 		t.Errorf("%d calls before the stop, want 2", before-need)
 	}
-	_, stderr, status = runJudged(t, srv, cache, out, "--resume")
+
+	_, stderr, status = runJudged(t, srv, cache, out, "--resume", "--judge-max-calls", "2")
+	if status != exitBudget || !strings.Contains(stderr, "2 calls made") {
+		t.Fatalf("resume under the same budget: status %d, want %d, naming the 2 calls made:\n%s", status, exitBudget, stderr)
+	}
+	if n := len(srv.Requests()) - before; n != 0 {
+		t.Errorf("resuming under a spent budget made %d calls", n)
+	}
+
+	_, stderr, status = runJudged(t, srv, cache, out, "--resume", "--judge-max-calls", fmt.Sprint(need))
 	if status != exitOK {
 		t.Fatalf("resume: status %d\n%s", status, stderr)
 	}
 	if paid := len(srv.Requests()) - before; paid != need-2 {
 		t.Errorf("the resumed run made %d calls, want %d (the 2 answered before are cached)", paid, need-2)
+	}
+	sum, err := rundir.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Judge == nil || sum.Judge.Usage == nil {
+		t.Fatalf("summary.json has no judge usage: %+v", sum.Judge)
+	}
+	if u := sum.Judge.Usage; u.Calls != int64(need) || u.Invocations != 3 || u.PromptTokens == 0 {
+		t.Errorf("summary.json judge usage %+v, want the %d calls of 3 invocations, with their tokens", *u, need)
 	}
 }
 
@@ -587,4 +608,93 @@ func TestClauseBandWarning(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// --scorer judge and embed+judge with the installed default model: the
+// scorer id names the model, the judge and the band; the judge alone is
+// asked about every comparison a verdict turns on, the escalation only
+// about those whose cosine lies in the default band.
+func TestRunWithTheModelAndAJudge(t *testing.T) {
+	root, err := filepath.Abs("../../.aem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "models", "use-lite-int8", "model.onnx")); err != nil {
+		hometest.Missing(t, "the default model is not installed (run scripts/setup): %v", err)
+	}
+	srv := judgetest.NewServer()
+	defer srv.Close()
+	example, err := filepath.Abs("../../datasets/example/golden.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	escalated := map[string]int{}
+	for _, tc := range []struct {
+		scorer, band string
+		low, high    float64
+	}{
+		{"judge", "[band all]", math.Inf(-1), math.Inf(1)},
+		{"embed+judge", "[band 0.35:0.8]", 0.35, 0.8},
+	} {
+		t.Run(tc.scorer, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			var o, e bytes.Buffer
+			env := &Env{Stdout: &o, Stderr: &e, Getenv: func(k string) string {
+				switch k {
+				case judge.EnvAPIKey:
+					return testKey
+				case "AEM_HOME":
+					return root
+				}
+				return ""
+			}}
+			err := runCommand(context.Background(), env, cmdRun(), []string{example, "-o", out, "--scorer", tc.scorer,
+				"--judge-url", srv.URL(), "--judge-model", "test-model", "--no-cache", "--quiet"})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, e.String())
+			}
+			if want := "with embed:use-lite-int8@sha256:ac6c02e7"; !strings.Contains(o.String(), want) ||
+				!strings.Contains(o.String(), "+judge:test-model@prompt-2"+tc.band) {
+				t.Errorf("stdout does not name the model, the judge and the band %s:\n%s", tc.band, o.String())
+			}
+			sum, err := rundir.ReadSummary(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := sum.Judge.Usage
+			if sum.Judge.Escalated == 0 || u == nil || u.Calls != u.Escalated || u.Escalated+u.Spared+u.Moot > u.Compared {
+				t.Fatalf("judge block %+v, usage %+v", sum.Judge, u)
+			}
+			escalated[tc.scorer] = sum.Judge.Escalated
+			rd, err := rundir.Open(context.Background(), out, rundir.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
+			for tr, err := range rundir.ReadTurns[rundir.TurnRow](context.Background(), rd) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, fs := range tr.AllScores() {
+					if fs.JudgeReason == nil {
+						continue
+					}
+					if fs.Cosine == nil || *fs.Cosine < tc.low || *fs.Cosine > tc.high || *fs.By != metrics.ByJudge {
+						t.Errorf("%s/%d %s: judged with cosine %v outside %s, or not decided by the judge: %+v", tr.DialogID, tr.TurnNo, fs.Field, ptrText(fs.Cosine), tc.band, fs)
+					}
+				}
+			}
+			assertNoKey(t, out, o.String(), e.String())
+		})
+	}
+	if escalated["judge"] <= escalated["embed+judge"] {
+		t.Errorf("the judge alone was asked about %d fields, the escalation about %d: the band spared nothing", escalated["judge"], escalated["embed+judge"])
+	}
+}
+
+func ptrText(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
