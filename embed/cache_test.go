@@ -111,3 +111,47 @@ func TestEmbedderCacheLocked(t *testing.T) {
 		t.Fatalf("got %v, want ErrCacheLocked", err)
 	}
 }
+
+// The cache writer gathers the new vectors of many model calls into each
+// commit (a commit syncs the file: one per batch cost a cold run a fifth
+// of its CPU), stores what it holds once writeDelay has passed without
+// waiting for more, and loses nothing at Close.
+func TestCacheWriterGathersBatches(t *testing.T) {
+	cacheDir, model := t.TempDir(), tinyDir(t)
+	texts := make([]string, 1100)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("string number %d of the test", i)
+	}
+	e := openTest(t, model, BackendGo, func(o *Options) { o.CacheDir = cacheDir })
+	for lo := 0; lo < len(texts); lo += 10 {
+		if _, err := e.Embed(context.Background(), texts[lo:lo+10]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := e.Stats()
+	if st.StringsEmbedded != int64(len(texts)) || st.CacheCommits < 3 || 4*st.CacheCommits > st.ModelCalls {
+		t.Errorf("%d strings in %d model calls stored in %d commits; want %d strings, at least 3 commits (512 a commit), at most a quarter of the calls",
+			st.StringsEmbedded, st.ModelCalls, st.CacheCommits, len(texts))
+	}
+
+	e = openTest(t, model, BackendGo, func(o *Options) { o.CacheDir = cacheDir })
+	if _, err := e.Embed(context.Background(), texts[:3]); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.Stats(); st.CacheHits != 3 || st.StringsEmbedded != 0 {
+		t.Errorf("reopened: %+v; want every string from the cache", st)
+	}
+	if _, err := e.Embed(context.Background(), []string{"a string the cache has not seen"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for e.Stats().CacheCommits == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := e.Stats().CacheCommits; n != 1 {
+		t.Errorf("%d commits of one new vector without Close, want 1 after writeDelay (%v)", n, writeDelay)
+	}
+}

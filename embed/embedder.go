@@ -61,11 +61,13 @@ type cacheWrite struct {
 }
 
 // pendingWrites is how many batches of new vectors may wait for the cache
-// writer before a session waits for it; the writer stores what waits
-// together (up to writeKeys keys a transaction).
+// writer before a session waits for it. The writer gathers new vectors
+// until it holds writeKeys of them or writeDelay has passed since the
+// first, and stores them in one commit.
 const (
 	pendingWrites = 64
 	writeKeys     = 512
+	writeDelay    = time.Second
 )
 
 // job is a future with its tokens, queued for the batching goroutine.
@@ -80,6 +82,7 @@ type job struct {
 
 type counters struct {
 	requests, memoHits, cacheHits, cacheMisses, cacheCorrupt, cacheErrors atomic.Int64
+	cacheCommits                                                          atomic.Int64
 	modelCalls, embedded, tokens, padded                                  atomic.Int64
 	modelNanos, tokenizeNanos, idleNanos                                  atomic.Int64
 	lastCacheErr                                                          atomic.Value // string
@@ -95,6 +98,7 @@ type Stats struct {
 	CacheMisses     int64         // looked up in the persistent cache and not found
 	CacheCorrupt    int64         // persistent cache entries that failed their checksum (treated as misses)
 	CacheErrors     int64         // persistent cache reads or writes that failed (embedding went on without it)
+	CacheCommits    int64         // writes of new vectors to the persistent cache (one commit each)
 	CacheLastError  string        // the last such failure
 	CacheDiscarded  string        // where a corrupt cache file was moved at Open, if it was
 	ModelCalls      int64         // batches run through the model
@@ -241,28 +245,51 @@ func (e *Embedder) closeSessions() error {
 }
 
 // writeLoop stores new vectors in the persistent cache. It runs beside the
-// sessions so that the model never waits for a commit (each one syncs the
-// file) unless pendingWrites batches are already waiting; it stores the
-// batches that wait together, up to writeKeys keys a commit. A failed
-// write is counted (Stats.CacheErrors) and embedding goes on.
+// sessions so that the model never waits for a commit unless
+// pendingWrites batches are already waiting, and gathers the vectors of
+// many batches into each commit: a commit syncs the file and releases its
+// mapped pages (diskcache), which costs about as much for a dozen vectors
+// as for five hundred. Storing every batch as it came cost a cold run
+// about a fifth of its CPU (BENCHMARKS.md). Vectors not yet stored when
+// the process dies are only lost to the cache. A failed write is counted
+// (Stats.CacheErrors) and embedding goes on.
 func (e *Embedder) writeLoop() {
 	defer close(e.writerDone)
-	for w := range e.writes {
-		more := true
-		for more && len(w.keys) < writeKeys {
-			select {
-			case m, ok := <-e.writes:
-				if !ok {
-					more = false
-					break
-				}
-				w.keys, w.vecs = append(w.keys, m.keys...), append(w.vecs, m.vecs...)
-			default:
-				more = false
-			}
+	var (
+		w     cacheWrite
+		due   <-chan time.Time
+		timer *time.Timer
+	)
+	store := func() {
+		if timer != nil {
+			timer.Stop()
 		}
+		due = nil
+		e.st.cacheCommits.Add(1)
 		if err := e.cache.put(w.keys, w.vecs); err != nil {
 			e.noteCacheErr(err)
+		}
+		w = cacheWrite{}
+	}
+	for {
+		select {
+		case m, ok := <-e.writes:
+			if !ok {
+				if len(w.keys) > 0 {
+					store()
+				}
+				return
+			}
+			if len(w.keys) == 0 {
+				timer = time.NewTimer(writeDelay)
+				due = timer.C
+			}
+			w.keys, w.vecs = append(w.keys, m.keys...), append(w.vecs, m.vecs...)
+			if len(w.keys) >= writeKeys {
+				store()
+			}
+		case <-due:
+			store()
 		}
 	}
 }
@@ -305,6 +332,7 @@ func (e *Embedder) Stats() Stats {
 		CacheMisses:     e.st.cacheMisses.Load(),
 		CacheCorrupt:    e.st.cacheCorrupt.Load(),
 		CacheErrors:     e.st.cacheErrors.Load(),
+		CacheCommits:    e.st.cacheCommits.Load(),
 		CacheDiscarded:  e.discards,
 		ModelCalls:      e.st.modelCalls.Load(),
 		StringsEmbedded: e.st.embedded.Load(),
