@@ -250,7 +250,7 @@ func (e *Embedder) closeSessions() error {
 // many batches into each commit: a commit syncs the file and releases its
 // mapped pages (diskcache), which costs about as much for a dozen vectors
 // as for five hundred. Storing every batch as it came cost a cold run
-// about a fifth of its CPU (BENCHMARKS.md). Vectors not yet stored when
+// about a sixth of its CPU (BENCHMARKS.md). Vectors not yet stored when
 // the process dies are only lost to the cache. A failed write is counted
 // (Stats.CacheErrors) and embedding goes on.
 func (e *Embedder) writeLoop() {
