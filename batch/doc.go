@@ -30,7 +30,10 @@
 // (part-NNNNN.turns.parquet, part-NNNNN.dialogs.parquet,
 // part-NNNNN.index.parquet), each holding a contiguous range of dialogs, and
 // manifest.json, rewritten by temp+rename after each part, listing the
-// committed parts and the fingerprint of the input and settings. A killed
+// committed parts, the fingerprint of the input and settings, and what an
+// LLM judge was paid so far (Options.Judge), so that a resumed run's budget
+// and summary count every invocation; a run that paid a judge keeps its
+// checkpoint even when it stops before its first part. A killed
 // run (even kill -9) resumed with Options.Resume deletes the leftovers,
 // replays its parts into new final files, skips the dialogs they cover and
 // ends with the same bytes an uninterrupted run gives. Rows reach the
