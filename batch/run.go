@@ -84,8 +84,7 @@ type runState struct {
 // for a later Run with Resume (a run that failed before its first
 // checkpoint leaves no checkpoint, unless it paid an LLM judge: the
 // checkpoint then keeps the account, Options.Judge). A cancelled ctx
-// stops the run at the
-// next dialog boundary with ctx's error, resumable.
+// stops the run at the next dialog boundary with ctx's error, resumable.
 func Run(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	return run(ctx, opts, nil)
 }
@@ -254,12 +253,13 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 // paid, so that --resume counts it in the budget and the summary.
 func (st *runState) keepCheckpoint(err error) error {
 	u := st.judgeUsage()
-	if len(st.m.Parts) == 0 && (u == nil || u.Calls == 0) {
+	paid := u != nil && u.Calls > 0
+	if len(st.m.Parts) == 0 && !paid {
 		os.RemoveAll(st.ckptDir)
 		return err
 	}
-	if u == nil {
-		return err
+	if !paid {
+		return err // the last part's manifest says all there is
 	}
 	st.m.JudgeUsage = u
 	if serr := saveManifest(st.ckptDir, st.m, st.wrap); serr != nil {

@@ -68,8 +68,9 @@ const (
 )
 
 // releaseKeys is how many keys a run may look up between two releases of
-// the file's mapped pages, and writeKeys the most keys one write
-// transaction stores (a release follows each). A key walks the B-tree to a
+// the file's mapped pages, and WriteKeys the most keys one write
+// transaction stores (a release follows each; Put splits larger lists, so
+// a writer that gathers keys fills a commit with WriteKeys of them). A key walks the B-tree to a
 // leaf at a random place in the file, and every page fault on the way maps
 // the kernel's fault-around window (64 KiB by default) of pages already in
 // the page cache, not one page. A commit reads every page its transaction
@@ -82,7 +83,7 @@ const (
 // (about 4 ms for a 3 GB file), so releasing more often costs CPU.
 const (
 	releaseKeys = 512
-	writeKeys   = 512
+	WriteKeys   = 512
 )
 
 // Cache is one open cache file. Its methods are safe for concurrent use.
@@ -223,7 +224,7 @@ func (c *Cache) view(fn func(*bolt.Tx) error) (err error) {
 }
 
 // Put stores payloads under keys and evicts the oldest entries past the
-// size bound, in transactions of at most writeKeys keys. A commit rewrites
+// size bound, in transactions of at most WriteKeys keys. A commit rewrites
 // every page its transaction changed, reading the old page through the
 // mapping again, so the pages a transaction touches stay resident until it
 // ends: small transactions, each followed by a release, bound the RSS.
@@ -231,8 +232,8 @@ func (c *Cache) Put(keys [][32]byte, payloads [][]byte) error {
 	if len(keys) != len(payloads) {
 		return fmt.Errorf("storing %d keys with %d payloads in %s: the lists must have the same length", len(keys), len(payloads), c.path)
 	}
-	for lo := 0; lo < len(keys); lo += writeKeys {
-		hi := min(lo+writeKeys, len(keys))
+	for lo := 0; lo < len(keys); lo += WriteKeys {
+		hi := min(lo+WriteKeys, len(keys))
 		if err := c.write(keys[lo:hi], payloads[lo:hi]); err != nil {
 			return err
 		}

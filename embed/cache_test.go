@@ -113,9 +113,8 @@ func TestEmbedderCacheLocked(t *testing.T) {
 }
 
 // The cache writer gathers the new vectors of many model calls into each
-// commit (a commit syncs the file: one per batch cost a cold run a sixth
-// of its CPU), stores what it holds once writeDelay has passed without
-// waiting for more, and loses nothing at Close.
+// commit (a commit syncs the file), stores what it holds once writeDelay
+// has passed without waiting for more, and loses nothing at Close.
 func TestCacheWriterGathersBatches(t *testing.T) {
 	cacheDir, model := t.TempDir(), tinyDir(t)
 	texts := make([]string, 1100)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aem-dev/aem/diskcache"
 	"github.com/aem-dev/aem/models/usetok"
 )
 
@@ -62,11 +63,10 @@ type cacheWrite struct {
 
 // pendingWrites is how many batches of new vectors may wait for the cache
 // writer before a session waits for it. The writer gathers new vectors
-// until it holds writeKeys of them or writeDelay has passed since the
-// first, and stores them in one commit.
+// and stores them a full commit (diskcache.WriteKeys) at a time, and
+// what it holds writeDelay after it last held nothing.
 const (
 	pendingWrites = 64
-	writeKeys     = 512
 	writeDelay    = time.Second
 )
 
@@ -98,7 +98,7 @@ type Stats struct {
 	CacheMisses     int64         // looked up in the persistent cache and not found
 	CacheCorrupt    int64         // persistent cache entries that failed their checksum (treated as misses)
 	CacheErrors     int64         // persistent cache reads or writes that failed (embedding went on without it)
-	CacheCommits    int64         // writes of new vectors to the persistent cache (one commit each)
+	CacheCommits    int64         // commits of new vectors to the persistent cache
 	CacheLastError  string        // the last such failure
 	CacheDiscarded  string        // where a corrupt cache file was moved at Open, if it was
 	ModelCalls      int64         // batches run through the model
@@ -248,49 +248,53 @@ func (e *Embedder) closeSessions() error {
 // sessions so that the model never waits for a commit unless
 // pendingWrites batches are already waiting, and gathers the vectors of
 // many batches into each commit: a commit syncs the file and releases its
-// mapped pages (diskcache), which costs about as much for a dozen vectors
-// as for five hundred. Storing every batch as it came cost a cold run
-// about a sixth of its CPU (BENCHMARKS.md). Vectors not yet stored when
-// the process dies are only lost to the cache. A failed write is counted
-// (Stats.CacheErrors) and embedding goes on.
+// mapped pages (diskcache). Committing whatever waited at each wake-up
+// made a cold run about 1.28x slower (BENCHMARKS.md). Vectors not yet
+// stored when the process dies are only lost to the cache. A failed write
+// is counted (Stats.CacheErrors) and embedding goes on.
 func (e *Embedder) writeLoop() {
 	defer close(e.writerDone)
 	var (
-		w     cacheWrite
-		due   <-chan time.Time
+		w     cacheWrite // gathered, not yet stored
 		timer *time.Timer
+		due   <-chan time.Time // nil while nothing waits
 	)
-	store := func() {
-		if timer != nil {
-			timer.Stop()
-		}
-		due = nil
-		e.st.cacheCommits.Add(1)
-		if err := e.cache.put(w.keys, w.vecs); err != nil {
-			e.noteCacheErr(err)
-		}
-		w = cacheWrite{}
-	}
 	for {
 		select {
 		case m, ok := <-e.writes:
 			if !ok {
-				if len(w.keys) > 0 {
-					store()
-				}
+				e.store(w)
 				return
 			}
-			if len(w.keys) == 0 {
-				timer = time.NewTimer(writeDelay)
-				due = timer.C
-			}
 			w.keys, w.vecs = append(w.keys, m.keys...), append(w.vecs, m.vecs...)
-			if len(w.keys) >= writeKeys {
-				store()
+			for len(w.keys) >= diskcache.WriteKeys {
+				n := diskcache.WriteKeys
+				e.store(cacheWrite{w.keys[:n], w.vecs[:n]})
+				w = cacheWrite{w.keys[n:], w.vecs[n:]}
 			}
 		case <-due:
-			store()
+			e.store(w)
+			w = cacheWrite{}
 		}
+		switch {
+		case len(w.keys) == 0 && timer != nil:
+			timer.Stop()
+			due = nil
+		case len(w.keys) > 0 && due == nil:
+			timer = time.NewTimer(writeDelay)
+			due = timer.C
+		}
+	}
+}
+
+// store writes w's vectors to the persistent cache in one commit.
+func (e *Embedder) store(w cacheWrite) {
+	if len(w.keys) == 0 {
+		return
+	}
+	e.st.cacheCommits.Add(1)
+	if err := e.cache.put(w.keys, w.vecs); err != nil {
+		e.noteCacheErr(err)
 	}
 }
 

@@ -66,8 +66,8 @@
 // budget: a request that could go past it is not sent, and Compare fails
 // with ErrBudget; answers already received are in the cache, so a resumed
 // run pays for nothing twice, and Judge.Carry charges what its earlier
-// invocations spent, so the budget bounds the run as a whole. A Clock can be injected, so tests of waits
-// and retries do not sleep.
+// invocations spent, so the budget bounds the run as a whole. A Clock can
+// be injected, so tests of waits and retries do not sleep.
 //
 // # Cache
 //
