@@ -141,7 +141,7 @@ func TestCoverageIsTheCoveredShareOfWeight(t *testing.T) {
 		light = "Seats are roomy."
 	)
 	gold := heavy + " " + light
-	wHeavy, wLight := vocab.Weight(heavy, nil), vocab.Weight(light, nil)
+	wHeavy, wLight := vocab.Weight(features.Analyze(heavy), nil), vocab.Weight(features.Analyze(light), nil)
 	if !(wHeavy > 2*wLight && wLight > 0) {
 		t.Fatalf("weights %v and %v: the test needs a heavy and a light clause", wHeavy, wLight)
 	}

@@ -28,6 +28,15 @@ type judger struct {
 	tools    *tooldef.Set // the dialog's tool definitions; nil when none
 	vocab    *features.Vocabulary
 	rows     []Turn // the dialog's rows, sorted by TurnNo (User rows give context)
+	// utterances are the User rows' texts, analyzed once a dialog by
+	// contextBefore.
+	utterances []utterance
+}
+
+// utterance is what the user said at a turn.
+type utterance struct {
+	turnNo int
+	text   features.Text
 }
 
 // decide is the metric's one comparison site: the scorer's answer s for
@@ -318,14 +327,20 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 // contextBefore is what the user said in the dialog before turn turnNo:
 // restating it carries no task content.
 func (j *judger) contextBefore(turnNo int) features.Context {
+	if j.utterances == nil {
+		j.utterances = []utterance{}
+		for _, r := range j.rows {
+			if r.Role == RoleUser {
+				j.utterances = append(j.utterances, utterance{r.TurnNo, features.Analyze(r.GoldResponse)})
+			}
+		}
+	}
 	ctx := features.Context{}
-	for _, r := range j.rows {
-		if r.TurnNo >= turnNo {
+	for _, u := range j.utterances {
+		if u.turnNo >= turnNo {
 			break
 		}
-		if r.Role == RoleUser {
-			ctx.AddUtterance(r.GoldResponse)
-		}
+		ctx.AddUtterance(u.text)
 	}
 	return ctx
 }
@@ -342,12 +357,12 @@ func (j *judger) contextBefore(turnNo int) features.Context {
 // required is never compared. With no required clause the coverage is 1.
 func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScore, FieldScore, error) {
 	gc, pc := SplitClauses(gold), SplitClauses(pred)
-	predTokens := features.Tokenize(pred)
-	predAnchors := features.Anchors(predTokens)
+	pt := features.Analyze(pred)
 	out := make([]ClauseScore, 0, len(gc))
 	var required, covered float64
 	for i, g := range gc {
-		cs := ClauseScore{Text: g, Weight: j.vocab.Weight(g, ctx), Predicted: -1}
+		gt := features.Analyze(g)
+		cs := ClauseScore{Text: g, Weight: j.vocab.Weight(gt, ctx), Predicted: -1}
 		cs.Field = fmt.Sprintf("response.clause[%d]", i)
 		cs.Required = cs.Weight > 0
 		if !cs.Required {
@@ -355,8 +370,8 @@ func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScor
 			out = append(out, cs)
 			continue
 		}
-		cs.MissingAnchors = features.DiffAnchors(ownAnchors(g, ctx), predAnchors)
-		cs.MissingNames = features.MissingNames(features.Tokenize(g), predTokens, ctx)
+		cs.MissingAnchors = features.DiffAnchors(ownAnchors(gt, ctx), pt.Anchors)
+		cs.MissingNames = features.MissingNames(gt.Tokens, pt.Tokens, ctx)
 		// Missing an anchor or a name, the clause is not covered whatever
 		// its similarity: its comparisons are moot.
 		if err := j.bestClause(&cs, pc, len(cs.MissingAnchors) > 0 || len(cs.MissingNames) > 0); err != nil {
@@ -380,9 +395,9 @@ func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScor
 
 // ownAnchors are the anchors of a gold clause the user did not state
 // before (ctx), sorted.
-func ownAnchors(clause string, ctx features.Context) []string {
+func ownAnchors(clause features.Text, ctx features.Context) []string {
 	var out []string
-	for _, a := range features.Anchors(features.Tokenize(clause)) {
+	for _, a := range clause.Anchors {
 		if !ctx[a] {
 			out = append(out, a)
 		}

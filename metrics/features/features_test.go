@@ -262,7 +262,7 @@ func TestMissingNames(t *testing.T) {
 		var ctx Context
 		if tc.user != "" {
 			ctx = Context{}
-			ctx.AddUtterance(tc.user)
+			ctx.AddUtterance(Analyze(tc.user))
 		}
 		if got := MissingNames(Tokenize(tc.gold), Tokenize(tc.pred), ctx); !slices.Equal(got, tc.want) {
 			t.Errorf("MissingNames(%q, %q) = %q, want %q", tc.gold, tc.pred, got, tc.want)

@@ -25,6 +25,19 @@ type Token struct {
 	Initial bool
 }
 
+// Text is a text's tokens and anchors, worked out once for the checks
+// that read both (Vocabulary.Weight, Context.AddUtterance).
+type Text struct {
+	Tokens  []Token
+	Anchors []string // Anchors(Tokens)
+}
+
+// Analyze tokenizes text and reads its anchors.
+func Analyze(text string) Text {
+	ts := Tokenize(text)
+	return Text{Tokens: ts, Anchors: Anchors(ts)}
+}
+
 // Tokenize splits text into tokens: runs of letters, digits and marks,
 // joined across '.', ',', ':', '-', '/' and apostrophes that sit between
 // two such characters ("4.5", "1,000", "2024-06-14", "8:05", "don't").

@@ -73,12 +73,12 @@ func (v *Vocabulary) idf(lower string) float64 {
 // case-folded; Vocabulary.Weight gives them no weight.
 type Context map[string]bool
 
-// AddUtterance adds the words of a user turn to the context.
-func (c Context) AddUtterance(text string) {
-	for _, t := range Tokenize(text) {
+// AddUtterance adds the words and anchors of a user turn to the context.
+func (c Context) AddUtterance(utterance Text) {
+	for _, t := range utterance.Tokens {
 		c[t.Lower] = true
 	}
-	for _, a := range Anchors(Tokenize(text)) {
+	for _, a := range utterance.Anchors {
 		c[a] = true
 	}
 }
@@ -86,18 +86,18 @@ func (c Context) AddUtterance(text string) {
 // Weight is how informative a clause is (0: it carries no task content),
 // given what the user said before (ctx, may be nil). A nil Vocabulary is
 // an empty one.
-func (v *Vocabulary) Weight(clause string, ctx Context) float64 {
+func (v *Vocabulary) Weight(clause Text, ctx Context) float64 {
 	if v == nil {
 		v = NewVocabulary()
 	}
-	ts := Tokenize(clause)
 	top := math.Log(float64(v.replies + 2))
 	w := 0.0
-	for _, a := range Anchors(ts) {
+	for _, a := range clause.Anchors {
 		if !ctx[a] {
 			w += top
 		}
 	}
+	ts := clause.Tokens
 	titledClause := titled(ts)
 	for _, t := range ts {
 		switch {

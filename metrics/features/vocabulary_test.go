@@ -56,9 +56,9 @@ func TestVocabularyWeight(t *testing.T) {
 		var ctx Context
 		if tc.ctx != "" {
 			ctx = Context{}
-			ctx.AddUtterance(tc.ctx)
+			ctx.AddUtterance(Analyze(tc.ctx))
 		}
-		w := tc.v.Weight(tc.clause, ctx)
+		w := tc.v.Weight(Analyze(tc.clause), ctx)
 		if (w > 0) != tc.required || w < 0 {
 			t.Errorf("%s: Weight(%q) = %v, want required %v", tc.name, tc.clause, w, tc.required)
 		}
@@ -71,7 +71,7 @@ func TestVocabularyWeight(t *testing.T) {
 func TestVocabularyWeightOrder(t *testing.T) {
 	v := replies(600)
 	// More facts weigh more; an anchor weighs at least as much as the rarest word.
-	one, two := v.Weight("It is 21 degrees.", nil), v.Weight("It is 21 degrees and 40 km/h wind.", nil)
+	one, two := v.Weight(Analyze("It is 21 degrees."), nil), v.Weight(Analyze("It is 21 degrees and 40 km/h wind."), nil)
 	if !(two > one && one > 0) {
 		t.Errorf("weights: one fact %v, two facts %v", one, two)
 	}
@@ -83,7 +83,7 @@ func TestVocabularyWeightOrder(t *testing.T) {
 		b.Add(texts[len(texts)-1-i])
 	}
 	for _, c := range []string{"Revenue rose sharply.", "Anything else?", "Profit"} {
-		if a.Weight(c, nil) != b.Weight(c, nil) {
+		if a.Weight(Analyze(c), nil) != b.Weight(Analyze(c), nil) {
 			t.Errorf("order of Add changed Weight(%q)", c)
 		}
 	}
@@ -103,13 +103,13 @@ func FuzzWeight(f *testing.F) {
 		a.Add(other)
 		b.Add(other)
 		b.Add(clause)
-		w := a.Weight(clause, nil)
-		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 || w != b.Weight(clause, nil) {
-			t.Fatalf("Weight(%q) = %v (other order %v)", clause, w, b.Weight(clause, nil))
+		w := a.Weight(Analyze(clause), nil)
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 || w != b.Weight(Analyze(clause), nil) {
+			t.Fatalf("Weight(%q) = %v (other order %v)", clause, w, b.Weight(Analyze(clause), nil))
 		}
 		ctx := Context{}
-		ctx.AddUtterance(clause)
-		if w := a.Weight(clause, ctx); w != 0 {
+		ctx.AddUtterance(Analyze(clause))
+		if w := a.Weight(Analyze(clause), ctx); w != 0 {
 			t.Fatalf("Weight(%q) after the user said it = %v", clause, w)
 		}
 	})
