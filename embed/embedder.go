@@ -352,9 +352,9 @@ func (e *Embedder) Stats() Stats {
 	return s
 }
 
-// Embed returns one L2-normalised vector per text, in input order. Each
-// distinct string reaches the model at most once per run (the memo), and not
-// at all when the persistent cache has it. Bad input never fails: invalid
+// Embed returns one L2-normalised vector per text, in input order. A
+// string reaches the model once while the in-run memo (an LRU) holds its
+// vector, and not at all when the persistent cache has it. Bad input never fails: invalid
 // UTF-8 becomes U+FFFD, strings are truncated to the model's token cap, and
 // a string with no tokens at all gets the zero vector. The returned slices
 // are the caller's.

@@ -420,3 +420,27 @@ func TestLengthSortingKeepsInputOrder(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// Without a persistent cache the memo is all that keeps a string from the
+// model twice, so its default is larger; an explicit size is kept.
+func TestMemoDefaultFollowsTheCache(t *testing.T) {
+	for _, tc := range []struct {
+		memo     int
+		cacheDir string
+		want     int
+	}{
+		{0, "", DefaultMemoEntriesNoCache},
+		{0, "/some/cache", DefaultMemoEntries},
+		{7, "", 7},
+		{7, "/some/cache", 7},
+		{-1, "", -1},
+	} {
+		got := Options{MemoEntries: tc.memo, CacheDir: tc.cacheDir}.withDefaults().MemoEntries
+		if got != tc.want {
+			t.Errorf("MemoEntries %d, CacheDir %q: default %d, want %d", tc.memo, tc.cacheDir, got, tc.want)
+		}
+	}
+	if DefaultMemoEntriesNoCache <= DefaultMemoEntries {
+		t.Errorf("the memo without a cache (%d) is no larger than with one (%d)", DefaultMemoEntriesNoCache, DefaultMemoEntries)
+	}
+}

@@ -25,14 +25,15 @@ const (
 
 // Defaults applied by Options.withDefaults when a field is zero.
 const (
-	DefaultBackend          = BackendORT
-	DefaultBatchSize        = 256     // rows per model call at most; DefaultBatchTokens decides below it
-	DefaultBatchTokens      = 512     // token slots (rows x padded length) per model call: measured best on 2 cores (BENCHMARKS.md)
-	DefaultCacheMaxBytes    = 8 << 30 // 8 GiB of cached vectors (about four million 512-d vectors: a 1M-turn nightly set holds ~1.6M distinct strings)
-	DefaultCacheLockTimeout = 5 * time.Second
-	DefaultMemoEntries      = 10_000        // about 20 MiB of 512-d vectors: the strings that repeat (gold values) stay; the rest come from the persistent cache
-	DefaultPrecision        = PrecisionInt8 // 2.5-3.3x the strings/s of fp32, STS-B within 0.02, vectors within cosine 0.99 (BENCHMARKS.md, "int8 and fp32")
-	DefaultModelName        = ModelInt8     // the default precision's model
+	DefaultBackend            = BackendORT
+	DefaultBatchSize          = 256     // rows per model call at most; DefaultBatchTokens decides below it
+	DefaultBatchTokens        = 512     // token slots (rows x padded length) per model call: measured best on 2 cores (BENCHMARKS.md)
+	DefaultCacheMaxBytes      = 8 << 30 // 8 GiB of cached vectors (about four million 512-d vectors: a 1M-turn nightly set holds ~1.6M distinct strings)
+	DefaultCacheLockTimeout   = 5 * time.Second
+	DefaultMemoEntries        = 10_000        // about 20 MiB of 512-d vectors: the strings that repeat (gold values) stay; the rest come from the persistent cache
+	DefaultMemoEntriesNoCache = 50_000        // without a persistent cache (CacheDir empty) the memo is all that keeps a string from the model twice: about 110 MiB at most
+	DefaultPrecision          = PrecisionInt8 // 2.5-3.3x the strings/s of fp32, STS-B within 0.02, vectors within cosine 0.99 (BENCHMARKS.md, "int8 and fp32")
+	DefaultModelName          = ModelInt8     // the default precision's model
 	// CacheFileName is the persistent cache's file inside Options.CacheDir.
 	CacheFileName = "embeddings.bbolt"
 )
@@ -131,9 +132,10 @@ type Options struct {
 	DiscardCorruptCache bool
 
 	// MemoEntries bounds the in-run, in-memory memo of vectors (an LRU) that
-	// makes identical strings reach the model once per run. 0 means
-	// DefaultMemoEntries; negative disables it (in-flight duplicates are still
-	// merged).
+	// keeps identical strings from reaching the model twice in a run while
+	// it holds them. 0 means DefaultMemoEntries, or DefaultMemoEntriesNoCache
+	// without a persistent cache; negative disables it (in-flight duplicates
+	// are still merged).
 	MemoEntries int
 
 	// Getenv reads environment variables; nil means os.Getenv. Tests set it.
@@ -168,7 +170,10 @@ func (o Options) withDefaults() Options {
 	if o.CacheLockTimeout == 0 {
 		o.CacheLockTimeout = DefaultCacheLockTimeout
 	}
-	if o.MemoEntries == 0 {
+	switch {
+	case o.MemoEntries == 0 && o.CacheDir == "":
+		o.MemoEntries = DefaultMemoEntriesNoCache
+	case o.MemoEntries == 0:
 		o.MemoEntries = DefaultMemoEntries
 	}
 	return o

@@ -61,7 +61,7 @@ func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "persistent embedding cache directory (default: embed-cache/ in the install root, see INSTALL ROOT)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding and judge caches")
 	fs.Int64Var(&o.cacheMax, "cache-max-mb", embed.DefaultCacheMaxBytes>>20, "bound of the persistent embedding cache in MiB (0: the default); the oldest entries are evicted past it")
-	fs.IntVar(&o.memo, "memo-entries", embed.DefaultMemoEntries, "vectors kept in memory during a run (an LRU; 0: the default, negative: none)")
+	fs.IntVar(&o.memo, "memo-entries", 0, fmt.Sprintf("vectors kept in memory during a run (an LRU; 0: %d, or %d with --no-cache; negative: none)", embed.DefaultMemoEntries, embed.DefaultMemoEntriesNoCache))
 	fs.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding or judge cache file aside and start an empty one instead of failing")
 	o.judge.addFlags(fs)
 }
