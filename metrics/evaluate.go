@@ -88,7 +88,8 @@ func (m *Metric) Requests(d Dialog) []Comparison {
 		}
 		return Similarity{}, nil
 	}
-	if _, err := m.judgeDialog(d, record, ""); err != nil {
+	// The causes of failures (attribute) ask no comparison: not worked out here.
+	if _, _, err := m.judgeDialog(d, record, ""); err != nil {
 		return nil
 	}
 	return cs
@@ -141,10 +142,11 @@ func (m *Metric) Judge(d Dialog, sims Similarities, scorerID string) (DialogResu
 		}
 		return s, nil
 	}
-	js, err := m.judgeDialog(d, lookup, scorerID)
+	js, rows, err := m.judgeDialog(d, lookup, scorerID)
 	if err != nil {
 		return DialogResult{}, err
 	}
+	attribute(js, rows, m.cfg.Cascade)
 	return compose(d, m.cfg, js), nil
 }
 
@@ -188,38 +190,38 @@ func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]Di
 	return out, nil
 }
 
-// judgeDialog judges every scored turn and attributes failures; verdicts
-// are ordered by (TurnNo, PredictTurnNo).
-func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string) ([]judged, error) {
+// judgeDialog judges every scored turn; verdicts are ordered by (TurnNo,
+// PredictTurnNo). It returns the dialog's rows for attribute, which
+// finds the failures' causes.
+func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string) ([]judged, []Turn, error) {
 	rows, err := prepare(d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	singles, blocks, err := groupRows(d, rows)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows}
 	var out []judged
 	for _, r := range singles {
 		js, err := j.row(r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, js...)
 	}
 	for _, b := range blocks {
 		js, err := j.matchBlock(b)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, js...)
 	}
 	slices.SortStableFunc(out, func(a, b judged) int {
 		return cmp.Or(cmp.Compare(a.v.TurnNo, b.v.TurnNo), cmp.Compare(a.v.PredictTurnNo, b.v.PredictTurnNo))
 	})
-	attribute(out, rows, m.cfg.Cascade)
-	return out, nil
+	return out, rows, nil
 }
 
 // groupRows splits the scored rows into those judged on their own and the
