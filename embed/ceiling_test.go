@@ -6,9 +6,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/features"
 )
 
 // TestCeilingTool measures the raw ONNX Runtime ceiling for a golden
@@ -96,7 +95,9 @@ func padToLongest(chunk []tokenized) *batchInput {
 }
 
 // datasetStrings are the distinct strings of every comparison the default
-// metric requests for the dataset at path, in first-seen order.
+// metric requests for the dataset at path, in first-seen order: with the
+// vocabulary of the dataset's gold replies, as aem run weighs clauses, so
+// these are the strings aem run sends to the model.
 func datasetStrings(t testing.TB, path string) []string {
 	ctx := context.Background()
 	r, err := golden.Open(ctx, path, golden.ReadOptions{})
@@ -104,18 +105,20 @@ func datasetStrings(t testing.TB, path string) []string {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	m := metrics.Default()
-	seen := map[string]bool{}
-	var out []string
-	for {
-		d, err := r.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
+	var dialogs []metrics.Dialog
+	vocab := features.NewVocabulary()
+	for d, err := range r.All(ctx) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range m.Requests(d.Dialog) {
+		dialogs = append(dialogs, d.Dialog)
+		metrics.AddReplies(vocab, d.Dialog)
+	}
+	m := metrics.Default().WithVocabulary(vocab)
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range dialogs {
+		for _, c := range m.Requests(d) {
 			for _, s := range []string{c.Gold, c.Predicted} {
 				if !seen[s] {
 					seen[s] = true
@@ -124,6 +127,7 @@ func datasetStrings(t testing.TB, path string) []string {
 			}
 		}
 	}
+	return out
 }
 
 // cpuTime is the process's CPU time so far (user + system, all threads).
