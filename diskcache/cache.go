@@ -94,6 +94,7 @@ type Cache struct {
 	// touched counts the keys looked up or written since the mapped pages
 	// were last released (see releaseMapped).
 	touched atomic.Int64
+	present present
 }
 
 // Key is sha256 over the parts, each followed by a NUL byte, so that no two
@@ -127,18 +128,31 @@ func Open(path string, o Options) (c *Cache, discarded string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if err := db.Update(func(tx *bolt.Tx) error {
+	c = &Cache{db: db, path: path, maxBytes: o.MaxBytes}
+	if err := c.initialise(); err != nil {
+		db.Close()
+		return nil, "", fmt.Errorf("%w: initialising %s: %w; delete the file (it only holds %s)", ErrCorrupt, path, err, o.holds())
+	}
+	return c, discarded, nil
+}
+
+// initialise creates the buckets a new file lacks and fills the filter of
+// present keys from the order bucket.
+func (c *Cache) initialise() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return c.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketEntries, bucketOrder, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
+		c.present.build(tx)
 		return nil
-	}); err != nil {
-		db.Close()
-		return nil, "", fmt.Errorf("%w: initialising %s: %w; delete the file (it only holds %s)", ErrCorrupt, path, err, o.holds())
-	}
-	return &Cache{db: db, path: path, maxBytes: o.MaxBytes}, discarded, nil
+	})
 }
 
 func (o Options) holds() string {
@@ -182,11 +196,16 @@ func (c *Cache) Path() string { return c.path }
 // Get looks keys up and calls use(i, payload) for each key found whose
 // checksum holds. payload is valid only during the call: use must copy what
 // it keeps. use returns false for a payload it cannot decode. corrupt counts
-// the entries that failed the checksum or use: they are misses.
+// the entries that failed the checksum or use: they are misses. A key the
+// filter of present keys rules out is a miss that reads nothing from the
+// file.
 func (c *Cache) Get(keys [][32]byte, use func(i int, payload []byte) bool) (corrupt int, err error) {
 	err = c.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketEntries)
 		for i, k := range keys {
+			if !c.present.mayHold(k) {
+				continue
+			}
 			c.touch(tx)
 			v := b.Get(k[:])
 			if v == nil {
@@ -237,7 +256,11 @@ func (c *Cache) Put(keys [][32]byte, payloads [][]byte) error {
 		if err := c.write(keys[lo:hi], payloads[lo:hi]); err != nil {
 			return err
 		}
+		full := c.present.add(keys[lo:hi])
 		if err := c.view(func(tx *bolt.Tx) error {
+			if full {
+				c.present.rebuild(tx)
+			}
 			c.touched.Store(0)
 			releaseMapped(c.db, tx)
 			return nil

@@ -241,3 +241,54 @@ func TestCacheWriterChild(t *testing.T) {
 		}
 	}
 }
+
+// The filter of present keys never hides a stored key: not after the
+// Puts that outgrow it (it is built again, larger), not after reopening
+// (it is filled from the file), and it rules out most absent keys.
+func TestPresentKeysFilter(t *testing.T) {
+	dir := t.TempDir()
+	c := open(t, dir, 1<<30)
+	// A filter sized for fewer keys than the Put stores, as a large file's
+	// would be after enough writes (minCapacity is too many for a test).
+	c.present.capacity = WriteKeys
+	n := 3 * WriteKeys
+	keys := make([][32]byte, n)
+	vals := make([][]byte, n)
+	for i := range keys {
+		keys[i], vals[i] = keyOf(i), val(i)
+	}
+	if err := c.Put(keys, vals); err != nil {
+		t.Fatal(err)
+	}
+	if c.present.capacity != minCapacity || c.present.added != uint(n) {
+		t.Errorf("filter for %d keys holding %d after %d keys: not built again", c.present.capacity, c.present.added, n)
+	}
+	check := func(c *Cache, when string) {
+		t.Helper()
+		found, corrupt := get(t, c, keys...)
+		for i, f := range found {
+			if string(f) != string(vals[i]) {
+				t.Fatalf("%s: key %d: got %q, want %q", when, i, f, vals[i])
+			}
+		}
+		if corrupt != 0 {
+			t.Errorf("%s: %d corrupt", when, corrupt)
+		}
+		maybe := 0
+		for i := range 10_000 {
+			if c.present.mayHold(keyOf(n + i)) {
+				maybe++
+			}
+		}
+		if maybe > 300 { // 1% expected at capacity
+			t.Errorf("%s: %d of 10,000 absent keys may be present", when, maybe)
+		}
+	}
+	check(c, "after Put")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c = open(t, dir, 1<<30)
+	defer c.Close()
+	check(c, "after reopening")
+}

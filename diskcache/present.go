@@ -1,0 +1,81 @@
+package diskcache
+
+import (
+	"sync"
+
+	"github.com/bits-and-blooms/bloom/v3"
+	bolt "go.etcd.io/bbolt"
+)
+
+// present is a Bloom filter of the keys the file holds, so that looking up
+// a key it does not hold (every new string of a cold run) reads no page of
+// the file. Each such lookup used to walk the B-tree to a random leaf,
+// fault it in (the mapped pages are released every releaseKeys keys) and
+// find nothing: about half of a cold fill's time (BENCHMARKS.md, "The
+// cache's cold fill").
+//
+// It answers "maybe" or "no": a key evicted since it was added stays a
+// "maybe" and is looked up as before. It is filled from the order bucket
+// at Open (every entry has its order record) and from each Put, and built
+// again, twice as large, when more keys than it was sized for were added.
+// The file is locked to one process, so no other writer adds keys behind
+// its back. A key the filter lost (one stored by a Put that raced a
+// rebuild) is only a miss: its value is made again and stored again.
+type present struct {
+	mu       sync.RWMutex
+	filter   *bloom.BloomFilter
+	added    uint // keys added since the filter was built
+	capacity uint // keys it was sized for at falsePositives
+}
+
+const (
+	// falsePositives is the share of absent keys the filter calls "maybe"
+	// at capacity (about 10 bits a key).
+	falsePositives = 0.01
+	// minCapacity keeps a filter of an empty or small file from being
+	// built again after every few writes.
+	minCapacity = 1 << 16
+)
+
+// build sizes the filter for twice the keys in tx's order bucket (at least
+// minCapacity) and adds them.
+func (p *present) build(tx *bolt.Tx) {
+	order := tx.Bucket(bucketOrder)
+	n := uint(0)
+	cur := order.Cursor()
+	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+		n++
+	}
+	p.capacity = max(2*n, minCapacity)
+	p.filter = bloom.NewWithEstimates(p.capacity, falsePositives)
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		p.filter.Add(v)
+	}
+	p.added = n
+}
+
+// mayHold reports whether the file may hold key: false means it does not.
+func (p *present) mayHold(key [32]byte) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.filter.Test(key[:])
+}
+
+// add records keys just stored and reports whether the filter is now past
+// its capacity (see build).
+func (p *present) add(keys [][32]byte) (full bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range keys {
+		p.filter.Add(k[:])
+	}
+	p.added += uint(len(keys))
+	return p.added > p.capacity
+}
+
+// rebuild builds the filter again from tx (see build).
+func (p *present) rebuild(tx *bolt.Tx) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.build(tx)
+}
