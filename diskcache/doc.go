@@ -8,8 +8,10 @@
 // writer, and the file is locked (flock) by one process at a time. On top of
 // it the package adds a checksum per value (a damaged value is a miss, and
 // the next Put overwrites it), eviction of the oldest entries by insertion
-// past a byte bound, and release of the file's mapped pages so a long run's
-// resident memory does not grow with the file (see releaseKeys).
+// past a byte bound, release of the file's mapped pages so a long run's
+// resident memory does not grow with the file (see releaseKeys), and a
+// Bloom filter of the keys held, so that looking up a key the file does not
+// hold reads none of it (see present).
 //
 // Keys are 32-byte hashes chosen by the caller (Key builds one); values are
 // opaque bytes. Open fails with ErrLocked when another process holds the
