@@ -249,16 +249,16 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 
 // keepCheckpoint settles the checkpoint of a run that stopped with err. A
 // run that committed no part and paid no judge leaves nothing to resume:
-// its checkpoint goes. Otherwise the manifest records what the judge was
-// paid, so that --resume counts it in the budget and the summary.
+// its checkpoint goes. Otherwise, with a judge, the manifest records the
+// judge's account as of the stop, so that --resume counts it in the budget
+// and the summary.
 func (st *runState) keepCheckpoint(err error) error {
 	u := st.judgeUsage()
-	paid := u != nil && u.Calls > 0
-	if len(st.m.Parts) == 0 && !paid {
+	if len(st.m.Parts) == 0 && (u == nil || u.Calls == 0) {
 		os.RemoveAll(st.ckptDir)
 		return err
 	}
-	if !paid {
+	if u == nil {
 		return err // the last part's manifest says all there is
 	}
 	st.m.JudgeUsage = u

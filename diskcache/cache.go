@@ -70,8 +70,9 @@ const (
 // releaseKeys is how many keys a run may look up between two releases of
 // the file's mapped pages, and WriteKeys the most keys one write
 // transaction stores (a release follows each; Put splits larger lists, so
-// a writer that gathers keys fills a commit with WriteKeys of them). A key walks the B-tree to a
-// leaf at a random place in the file, and every page fault on the way maps
+// a writer that gathers keys fills a commit with WriteKeys of them). A key
+// walks the B-tree to a leaf at a random place in the file (unless the
+// filter of present keys rules it out), and every page fault on the way maps
 // the kernel's fault-around window (64 KiB by default) of pages already in
 // the page cache, not one page. A commit reads every page its transaction
 // changed again through the mapping, so a write keeps all its pages

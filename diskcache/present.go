@@ -18,6 +18,8 @@ import (
 // "maybe" and is looked up as before. It is filled from the order bucket
 // at Open (every entry has its order record) and from each Put, and built
 // again, twice as large, when more keys than it was sized for were added.
+// It takes about 2.4 bytes a key held (10 bits at twice the count): 10 MB
+// for the four million vectors of a full default embedding cache.
 // The file is locked to one process, so no other writer adds keys behind
 // its back. A key the filter lost (one stored by a Put that raced a
 // rebuild) is only a miss: its value is made again and stored again.

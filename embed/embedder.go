@@ -354,10 +354,10 @@ func (e *Embedder) Stats() Stats {
 
 // Embed returns one L2-normalised vector per text, in input order. A
 // string reaches the model once while the in-run memo (an LRU) holds its
-// vector, and not at all when the persistent cache has it. Bad input never fails: invalid
-// UTF-8 becomes U+FFFD, strings are truncated to the model's token cap, and
-// a string with no tokens at all gets the zero vector. The returned slices
-// are the caller's.
+// vector, and not at all when the persistent cache has it. Bad input never
+// fails: invalid UTF-8 becomes U+FFFD, strings are truncated to the model's
+// token cap, and a string with no tokens at all gets the zero vector. The
+// returned slices are the caller's.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	shared, _, err := e.embedShared(ctx, texts)
 	if err != nil {

@@ -202,7 +202,7 @@ func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string) ([]judged, 
 	if err != nil {
 		return nil, nil, err
 	}
-	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows}
+	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows)}
 	var out []judged
 	for _, r := range singles {
 		js, err := j.row(r)

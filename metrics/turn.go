@@ -22,15 +22,13 @@ type judged struct {
 
 // judger judges turns of one dialog.
 type judger struct {
-	cfg      *Config // the Metric's, validated once by New
-	sim      simFunc
-	scorerID string
-	tools    *tooldef.Set // the dialog's tool definitions; nil when none
-	vocab    *features.Vocabulary
-	rows     []Turn // the dialog's rows, sorted by TurnNo (User rows give context)
-	// utterances are the User rows' texts, analyzed once a dialog by
-	// contextBefore.
-	utterances []utterance
+	cfg        *Config // the Metric's, validated once by New
+	sim        simFunc
+	scorerID   string
+	tools      *tooldef.Set // the dialog's tool definitions; nil when none
+	vocab      *features.Vocabulary
+	rows       []Turn      // the dialog's rows, sorted by TurnNo (User rows give context)
+	utterances []utterance // the User rows, analyzed once (contextBefore)
 }
 
 // utterance is what the user said at a turn.
@@ -327,14 +325,6 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 // contextBefore is what the user said in the dialog before turn turnNo:
 // restating it carries no task content.
 func (j *judger) contextBefore(turnNo int) features.Context {
-	if j.utterances == nil {
-		j.utterances = []utterance{}
-		for _, r := range j.rows {
-			if r.Role == RoleUser {
-				j.utterances = append(j.utterances, utterance{r.TurnNo, features.Analyze(r.GoldResponse)})
-			}
-		}
-	}
 	ctx := features.Context{}
 	for _, u := range j.utterances {
 		if u.turnNo >= turnNo {
@@ -343,6 +333,17 @@ func (j *judger) contextBefore(turnNo int) features.Context {
 		ctx.AddUtterance(u.text)
 	}
 	return ctx
+}
+
+// userUtterances are the User rows of rows (sorted by TurnNo), analyzed.
+func userUtterances(rows []Turn) []utterance {
+	var out []utterance
+	for _, r := range rows {
+		if r.Role == RoleUser {
+			out = append(out, utterance{r.TurnNo, features.Analyze(r.GoldResponse)})
+		}
+	}
+	return out
 }
 
 // coverage judges every gold clause and returns the reply's coverage: the
