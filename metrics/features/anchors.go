@@ -254,7 +254,17 @@ func quarterCode(lower string) (string, bool) {
 
 // quarterWords reads "first quarter" .. "fourth quarter".
 func quarterWords(ts []Token, i int) (string, int) {
-	q := map[string]string{"first": "q1", "second": "q2", "third": "q3", "fourth": "q4"}[ts[i].Lower]
+	var q string
+	switch ts[i].Lower {
+	case "first":
+		q = "q1"
+	case "second":
+		q = "q2"
+	case "third":
+		q = "q3"
+	case "fourth":
+		q = "q4"
+	}
 	if q != "" && i+1 < len(ts) && ts[i+1].Lower == "quarter" {
 		return q, 2
 	}

@@ -269,3 +269,50 @@ func TestMissingNames(t *testing.T) {
 		}
 	}
 }
+
+// tokenizeRunes is Tokenize as first written, over a []rune copy of the
+// text: FuzzTokenize holds the byte-offset version to it.
+func tokenizeRunes(text string) []Token {
+	r := []rune(text)
+	var out []Token
+	initial := true
+	for i := 0; i < len(r); {
+		if !isTokenRune(r[i]) {
+			if strings.ContainsRune(".!?;:\n…", r[i]) {
+				initial = true
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(r) {
+			if isTokenRune(r[j]) {
+				j++
+				continue
+			}
+			if j+1 < len(r) && joins(r[j-1], r[j], r[j+1]) {
+				j += 2
+				continue
+			}
+			break
+		}
+		out = append(out, newToken(string(r[i:j]), initial))
+		initial = false
+		i = j
+	}
+	return out
+}
+
+// FuzzTokenize: Tokenize reads the text in place and gives the tokens of
+// the rune-slice version it replaced, invalid UTF-8 included.
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"", "Revenue rose 4.5% to $1,000 on June 14, 2024 at 3 pm.", "don't 3rd Q3 UA-1542",
+		"1,2,3,,4..5::6--7", "a.\xffb", "\xff\xfe", "x’y é-à 東京-3", "a.", ".a", "a..b", "Ωmega—ok… Next"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Tokenize(s), tokenizeRunes(s); !slices.Equal(got, want) {
+			t.Fatalf("Tokenize(%q) = %+v, want %+v", s, got, want)
+		}
+	})
+}

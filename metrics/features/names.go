@@ -199,12 +199,16 @@ func nameRuns(ts []Token) [][]Token {
 // and Africa"). A wholly different name ("Deepak Rao" for "Alice Chen",
 // "APAC" for "North America") is missing.
 func MissingNames(gold, pred []Token, ctx Context) []string {
-	predWords := map[string]bool{}
+	runs := nameRuns(gold)
+	if len(runs) == 0 {
+		return nil
+	}
+	predWords := make(map[string]bool, len(pred))
 	for _, t := range pred {
 		predWords[strings.ReplaceAll(t.Lower, ".", "")] = true
 	}
 	var out []string
-	for _, run := range nameRuns(gold) {
+	for _, run := range runs {
 		mentioned, said := false, true
 		var words []string
 		for _, t := range run {

@@ -3,6 +3,7 @@ package features
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Kind classifies a token.
@@ -45,34 +46,43 @@ func Analyze(text string) Text {
 // else (spaces, other punctuation, currency and percent signs) separates
 // tokens and is dropped.
 func Tokenize(text string) []Token {
-	r := []rune(text)
 	var out []Token
 	initial := true
-	for i := 0; i < len(r); {
-		if !isTokenRune(r[i]) {
-			if strings.ContainsRune(".!?;:\n…", r[i]) {
+	for i := 0; i < len(text); {
+		c, w := utf8.DecodeRuneInString(text[i:])
+		if !isTokenRune(c) {
+			if strings.ContainsRune(".!?;:\n…", c) {
 				initial = true
 			}
-			i++
+			i += w
 			continue
 		}
-		j := i + 1
-		for j < len(r) {
-			if isTokenRune(r[j]) {
-				j++
-				continue
-			}
-			if j+1 < len(r) && joins(r[j-1], r[j], r[j+1]) {
-				j += 2
-				continue
-			}
-			break
-		}
-		out = append(out, newToken(string(r[i:j]), initial))
+		j := tokenEnd(text, i+w, c)
+		out = append(out, newToken(text[i:j], initial))
 		initial = false
 		i = j
 	}
 	return out
+}
+
+// tokenEnd is the byte offset where the token that runs up to j ends; prev
+// is the rune before j. Tokens are substrings of the text: an invalid byte
+// is never part of one (it reads as U+FFFD, which separates).
+func tokenEnd(text string, j int, prev rune) int {
+	for j < len(text) {
+		c, w := utf8.DecodeRuneInString(text[j:])
+		if isTokenRune(c) {
+			prev, j = c, j+w
+			continue
+		}
+		next, nw := utf8.DecodeRuneInString(text[j+w:])
+		if nw > 0 && joins(prev, c, next) {
+			prev, j = next, j+w+nw
+			continue
+		}
+		break
+	}
+	return j
 }
 
 func isTokenRune(c rune) bool {
