@@ -219,15 +219,26 @@ func open(ctx context.Context, opts Options, newBackend func() (backend, error))
 	return e, nil
 }
 
-// openSessions opens Options.Sessions backends; on error it closes the
-// ones already open.
+// openSessions opens Options.Sessions backends side by side (each reads
+// and optimises the model: on two cores two sessions open in the time of
+// one); on error it closes the ones that opened.
 func (e *Embedder) openSessions(newBackend func() (backend, error)) error {
-	for range e.opts.Sessions {
-		be, err := newBackend()
-		if err != nil {
+	opened := make([]backend, e.opts.Sessions)
+	errs := make([]error, e.opts.Sessions)
+	var wg sync.WaitGroup
+	for i := range opened {
+		wg.Go(func() { opened[i], errs[i] = newBackend() })
+	}
+	wg.Wait()
+	for _, be := range opened {
+		if be != nil {
+			e.sessions = append(e.sessions, be)
+		}
+	}
+	for _, err := range errs {
+		if err != nil { // the first: the sessions fail alike
 			return errors.Join(err, e.closeSessions())
 		}
-		e.sessions = append(e.sessions, be)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -442,5 +443,39 @@ func TestMemoDefaultFollowsTheCache(t *testing.T) {
 	}
 	if DefaultMemoEntriesNoCache <= DefaultMemoEntries {
 		t.Errorf("the memo without a cache (%d) is no larger than with one (%d)", DefaultMemoEntriesNoCache, DefaultMemoEntries)
+	}
+}
+
+// closeCounter is a fake session that counts its closes.
+type closeCounter struct {
+	fakeBackend
+	closed *atomic.Int32
+}
+
+func (c *closeCounter) close() error { c.closed.Add(1); return nil }
+
+// The sessions open side by side; when one fails, Open returns its error
+// and closes the others, whichever finished first.
+func TestOpenSessionsFailureClosesTheOthers(t *testing.T) {
+	dir := writeModelDir(t, pooledModel(), "unigram", nil)
+	boom := errors.New("session 2 cannot start")
+	for _, failing := range []int{1, 2, 3} {
+		var calls, closed atomic.Int32
+		opener := func() (backend, error) {
+			if calls.Add(1) == int32(failing) {
+				return nil, boom
+			}
+			return &closeCounter{closed: &closed}, nil
+		}
+		_, err := open(context.Background(), Options{ModelDir: dir, Sessions: 3}, opener)
+		if !errors.Is(err, boom) {
+			t.Fatalf("failing open %d: err = %v, want %v", failing, err, boom)
+		}
+		if n := strings.Count(err.Error(), boom.Error()); n != 1 {
+			t.Errorf("failing open %d: the error says it %d times: %v", failing, n, err)
+		}
+		if calls.Load() != 3 || closed.Load() != 2 {
+			t.Errorf("failing open %d: %d opens, %d closes; want 3 and 2", failing, calls.Load(), closed.Load())
+		}
 	}
 }
