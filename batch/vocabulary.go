@@ -23,12 +23,22 @@ func goldVocabulary(ctx context.Context, path string, opts golden.ReadOptions) (
 		return nil, err
 	}
 	defer r.Close()
+	// Counting runs beside the reading: the pass holds up the model, and
+	// the other core has nothing else to do yet.
 	v := features.NewVocabulary()
+	dialogs, counted := make(chan metrics.Dialog, 64), make(chan struct{})
+	go func() {
+		defer close(counted)
+		for d := range dialogs {
+			metrics.AddReplies(v, d)
+		}
+	}()
+	defer func() { close(dialogs); <-counted }()
 	for d, err := range r.All(ctx) {
 		if err != nil {
 			return nil, fmt.Errorf("counting the words of the gold replies in %s: %w", path, err)
 		}
-		metrics.AddReplies(v, d.Dialog)
+		dialogs <- d.Dialog
 	}
 	return v, nil
 }
