@@ -75,10 +75,10 @@ func attribute(js []judged, rows []Turn, policy CascadePolicy) {
 			v.ChainLength = info[js[i].row.TurnNo].length
 			v.ChainBucket = ChainBucket(v.ChainLength)
 		}
-		wrong[i] = wrongTokens(js[i].diffs)
 		if v.Pass {
-			continue
+			continue // its wrong tokens are never read (firstCarrier)
 		}
+		wrong[i] = wrongTokens(js[i].diffs)
 		var root int
 		var cascade bool
 		switch {

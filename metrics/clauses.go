@@ -84,8 +84,17 @@ func periodEnds(r []rune, start, i int) bool {
 	if isInitials(word) && (k == start || unicode.IsSpace(r[k-1])) {
 		return false // an initial ("J.") or an acronym such as "U.S."
 	}
-	before := strings.TrimSpace(string(r[start:k]))
-	return !(before == "" && word != "" && isDigits(word))
+	return !(word != "" && isDigits(word) && allSpace(r[start:k]))
+}
+
+// allSpace reports whether r is empty or only white space.
+func allSpace(r []rune) bool {
+	for _, c := range r {
+		if !unicode.IsSpace(c) {
+			return false
+		}
+	}
+	return true
 }
 
 func appendClause(out []string, s string) []string {

@@ -69,8 +69,11 @@ var months = map[string]int{
 // monthAt reads a month name; "May" and "March" must be capitalised (else
 // they are the verbs).
 func monthAt(t Token) (int, bool) {
+	if t.Kind != Word {
+		return 0, false
+	}
 	m, ok := months[strings.TrimSuffix(t.Lower, ".")]
-	if !ok || t.Kind != Word {
+	if !ok {
 		return 0, false
 	}
 	if (t.Lower == "may" || t.Lower == "march") && !unicode.IsUpper([]rune(t.Text)[0]) {
