@@ -21,7 +21,9 @@
 // and is the mark of a complete run (rundir.Open refuses a directory
 // without it). turns.parquet and dialogs.parquet are byte-identical for the
 // same input and settings whatever the number of workers, chunk size or
-// interruptions; summary.json differs only in its timings_seconds object.
+// interruptions; summary.json differs only in its timings_seconds object
+// and in the embedding block's account of the model's work, which depends
+// on how timing batched the strings (rundir.EmbeddingUsage).
 //
 // # Checkpoints and resume
 //
