@@ -137,21 +137,26 @@ func Open(path string, o Options) (c *Cache, discarded string, err error) {
 	return c, discarded, nil
 }
 
-// initialise creates the buckets a new file lacks and fills the filter of
-// present keys from the order bucket.
+// initialise creates the buckets a new file lacks, then fills the filter
+// of present keys from the order bucket.
 func (c *Cache) initialise() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	return c.db.Update(func(tx *bolt.Tx) error {
+	if err := c.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketEntries, bucketOrder, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		c.present.build(tx)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return c.db.View(func(tx *bolt.Tx) error {
+		c.present.build(tx, func() { releaseMapped(c.db, tx) })
 		return nil
 	})
 }
@@ -260,7 +265,7 @@ func (c *Cache) Put(keys [][32]byte, payloads [][]byte) error {
 		full := c.present.add(keys[lo:hi])
 		if err := c.view(func(tx *bolt.Tx) error {
 			if full {
-				c.present.rebuild(tx)
+				c.present.rebuild(tx, func() { releaseMapped(c.db, tx) })
 			}
 			c.touched.Store(0)
 			releaseMapped(c.db, tx)
