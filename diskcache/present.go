@@ -55,12 +55,12 @@ func (p *present) build(tx *bolt.Tx, release func()) {
 }
 
 // buildReleaseKeys is how many order records build reads between releases:
-// about 500 leaf pages of some 70 records, each faulting a 64 KiB window,
-// so the walk peaks near 35 MiB resident (TestOpenRSSBounded; 15 MiB at
-// half the interval); a release (one madvise over the whole mapping, a few
-// ms for a multi-GB file) every 35,000 keys costs well under a second over
-// a full 8 GiB cache.
-const buildReleaseKeys = 35_000
+// about 350 leaf pages of some 70 records, each faulting a 64 KiB window,
+// so the walk peaks at 21-25 MiB resident (TestOpenRSSBounded: 28-36 MiB
+// at 35,000, 15 at 17,500); a release (one madvise over the whole mapping,
+// a few ms for a multi-GB file) every 25,000 keys costs under a second
+// over a full 8 GiB cache of four million keys.
+const buildReleaseKeys = 25_000
 
 // walkOrder calls fn with the key of each order record of tx, releasing
 // the mapped pages every buildReleaseKeys records and at the end.

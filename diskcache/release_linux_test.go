@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -36,6 +35,27 @@ func rssFile(t *testing.T) int64 {
 	}
 	t.Skip("no RssFile in /proc/self/status")
 	return 0
+}
+
+// peakGrowth runs fn on another goroutine and returns the most this
+// process's RssFile grew over base while it ran.
+func peakGrowth(t *testing.T, base int64, fn func()) int64 {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	var peak int64
+	for {
+		select {
+		case <-done:
+			return max(peak, rssFile(t)-base)
+		default:
+			peak = max(peak, rssFile(t)-base)
+			time.Sleep(time.Millisecond)
+		}
+	}
 }
 
 // bound is the most resident memory the mapped cache file may hold between
@@ -67,23 +87,11 @@ func TestCacheRSSBounded(t *testing.T) {
 			vecs = append(vecs, vec)
 		}
 		// Sample while the write runs: one large put is one transaction.
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
+		peakWrite = max(peakWrite, peakGrowth(t, base, func() {
 			if err := c.Put(keys[start:start+4000], vecs); err != nil {
 				t.Error(err)
 			}
-		}()
-	sample:
-		for {
-			select {
-			case <-done:
-				break sample
-			default:
-				peakWrite = max(peakWrite, rssFile(t)-base)
-				time.Sleep(time.Millisecond)
-			}
-		}
+		}))
 	}
 	st, err := os.Stat(c.path)
 	if err != nil {
@@ -140,23 +148,10 @@ func TestOpenRSSBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := rssFile(t)
-	var peak atomic.Int64
-	done := make(chan struct{})
 	var err error
-	go func() {
-		defer close(done)
+	peak := peakGrowth(t, base, func() {
 		c, _, err = Open(filepath.Join(dir, "c.bbolt"), Options{MaxBytes: 1 << 32, LockTimeout: time.Second})
-	}()
-sample:
-	for {
-		select {
-		case <-done:
-			break sample
-		default:
-			peak.Store(max(peak.Load(), rssFile(t)-base))
-			time.Sleep(200 * time.Microsecond)
-		}
-	}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,9 +160,9 @@ sample:
 	if !c.present.mayHold(Key("open-rss", "7")) {
 		t.Fatal("the filter does not hold a stored key")
 	}
-	if peak.Load() > bound || after > bound {
+	if peak > bound || after > bound {
 		t.Errorf("opening a %d-key cache grew the resident file pages by %d MiB at most, %d MiB after; want at most %d MiB",
-			n, peak.Load()>>20, after>>20, bound>>20)
+			n, peak>>20, after>>20, bound>>20)
 	}
-	t.Logf("open: peak resident growth %d MiB, %d MiB after", peak.Load()>>20, after>>20)
+	t.Logf("open: peak resident growth %d MiB, %d MiB after", peak>>20, after>>20)
 }
