@@ -11,8 +11,8 @@ import (
 // a key it does not hold (every new string of a cold run) reads no page of
 // the file. Each such lookup used to walk the B-tree to a random leaf,
 // fault it in (the mapped pages are released every releaseKeys keys) and
-// find nothing: about half of a cold fill's time (BENCHMARKS.md, "The
-// cache's cold fill").
+// find nothing: about half of a cold fill's time (BENCHMARKS.md, "Session
+// 7", under "Session layout and the ceiling").
 //
 // It answers "maybe" or "no": a key evicted since it was added stays a
 // "maybe" and is looked up as before. It is filled from the order bucket
@@ -41,10 +41,11 @@ const (
 
 // build sizes the filter for twice the keys in tx's order bucket (at least
 // minCapacity) and adds them. It walks the bucket twice (to count, then to
-// add) and calls release every buildReleaseKeys keys and at the end: the
-// order records lie scattered among the values' pages and each page fault
-// maps a 64 KiB window, so an unreleased walk of a 4.6 GB cache held about
-// 1.1 GiB resident (TestOpenRSSBounded).
+// add) and calls release every buildReleaseKeys keys and at the end of
+// each walk (else the first walk's tail stays resident while the second
+// starts over). The order records lie scattered among the values' pages
+// and each page fault maps a 64 KiB window, so an unreleased walk of a
+// 4.6 GB cache held about 1.1 GiB resident (TestOpenRSSBounded).
 func (p *present) build(tx *bolt.Tx, release func()) {
 	n := uint(0)
 	walkOrder(tx, release, func([]byte) { n++ })

@@ -288,7 +288,7 @@ func (e *Embedder) writeLoop() {
 			w = cacheWrite{}
 		}
 		switch {
-		case len(w.keys) == 0 && timer != nil:
+		case len(w.keys) == 0 && due != nil:
 			timer.Stop()
 			due = nil
 		case len(w.keys) > 0 && due == nil:
