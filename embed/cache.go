@@ -22,9 +22,11 @@ import (
 // overwritten by the next put).
 
 // cacheKeyPrefix is hashed before each text; it covers everything besides the
-// text that changes the vector: weights, tokenizer, token cap and pooling.
+// text that changes the vector: the padding buckets (the version: v2 has
+// seqBucket's exact lengths up to 32 tokens), weights, tokenizer, token cap
+// and pooling.
 func cacheKeyPrefix(info *ModelInfo) []byte {
-	return []byte("aem-embed-cache-v1\x00" + info.WeightsSHA256 + "\x00" + info.TokenizerSHA256 + "\x00" +
+	return []byte("aem-embed-cache-v2\x00" + info.WeightsSHA256 + "\x00" + info.TokenizerSHA256 + "\x00" +
 		strconv.Itoa(info.MaxTokens) + "\x00" + string(info.Pooling) + "\x00")
 }
 

