@@ -458,7 +458,8 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 		dialogs[i] = c.items[i].d.Dialog
 	}
 	timed := &timedScorer{Scorer: st.o.Scorer}
-	sims, err := st.o.Metric.Similarities(ctx, timed, dialogs)
+	plan := st.o.Metric.Plan(dialogs)
+	sims, err := plan.Similarities(ctx, timed)
 	st.scorerPairs.Add(timed.comparisons)
 	st.scorerNanos.Add(int64(timed.elapsed))
 	if err != nil {
@@ -471,14 +472,14 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 	first := firstScores(st.o.Scorer, sims)
 	for i := range c.items {
 		it := &c.items[i]
-		res, err := st.o.Metric.Judge(it.d.Dialog, sims, st.scorerID)
+		res, err := plan.Judge(i, sims, st.scorerID)
 		if err != nil {
 			return fmt.Errorf("judging dialog %q (input rows %s): %w", it.d.ID, rowSpan(it.d.Rows), err)
 		}
 		st.unscored.add(&res)
 		var alone *metrics.DialogResult
 		if first != nil {
-			r, err := st.o.Metric.Judge(it.d.Dialog, first, st.scorerID)
+			r, err := plan.Judge(i, first, st.scorerID)
 			if err != nil {
 				return fmt.Errorf("judging dialog %q (input rows %s) with the first scorer alone: %w", it.d.ID, rowSpan(it.d.Rows), err)
 			}

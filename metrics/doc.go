@@ -17,7 +17,11 @@
 // Compare call (deduplicated; batch uses it per chunk, so an embedding
 // model gets full batches across dialogs), and m.Judge(d, sims, scorerID)
 // judges one dialog from the answers. m.Evaluate does both. Identical
-// strings never reach the scorer.
+// strings never reach the scorer. m.Plan(dialogs) does the same two steps
+// (Plan.Similarities, Plan.Judge) and keeps what does not depend on the
+// answers (each reply's clauses, their weights, the anchors and names a
+// prediction misses) from the first to the second instead of working it
+// out again; batch judges each chunk through one.
 //
 // # Thresholds: one lookup, one comparison
 //

@@ -78,7 +78,11 @@ type Similarities map[Comparison]Similarity
 // order-invariant blocks, every cross pairing. Identical strings are never
 // requested. A dialog that Judge would reject (see ErrBadSpec,
 // ErrBadDialog) yields nil.
-func (m *Metric) Requests(d Dialog) []Comparison {
+func (m *Metric) Requests(d Dialog) []Comparison { return m.requests(d, nil) }
+
+// requests is Requests keeping the dialog's reply plans in replies (nil:
+// none kept).
+func (m *Metric) requests(d Dialog, replies replyPlans) []Comparison {
 	seen := map[Comparison]bool{}
 	var cs []Comparison
 	record := func(c Comparison) (Similarity, error) {
@@ -89,7 +93,7 @@ func (m *Metric) Requests(d Dialog) []Comparison {
 		return Similarity{}, nil
 	}
 	// The causes of failures (attribute) ask no comparison: not worked out here.
-	if _, _, err := m.judgeDialog(d, record, ""); err != nil {
+	if _, _, err := m.judgeDialog(d, record, "", replies); err != nil {
 		return nil
 	}
 	return cs
@@ -98,12 +102,43 @@ func (m *Metric) Requests(d Dialog) []Comparison {
 // Similarities asks s, in ONE Compare call, every comparison the dialogs
 // need (their Requests, deduplicated across dialogs) and returns the
 // answers, for Judge. An error of s, or an answer missing or NaN, is
-// returned wrapped with ErrScorer.
+// returned wrapped with ErrScorer. Plan does the same and keeps what
+// judging the dialogs needs besides the answers.
 func (m *Metric) Similarities(ctx context.Context, s Scorer, dialogs []Dialog) (Similarities, error) {
+	return m.Plan(dialogs).Similarities(ctx, s)
+}
+
+// Plan is the judging of a group of dialogs in two steps that share their
+// work: Similarities lists every comparison the dialogs need and asks a
+// Scorer in one call, Judge judges a dialog with the answers. What does
+// not depend on the answers (how replies split into clauses, the clauses'
+// weights, the anchors and names a prediction misses) is worked out in the
+// first step and reused in the second, where Metric.Similarities then
+// Metric.Judge work it out twice. A Plan is not safe for concurrent use.
+type Plan struct {
+	m       *Metric
+	dialogs []Dialog
+	replies []replyPlans // per dialog
+}
+
+// Plan starts the judging of dialogs (see Plan).
+func (m *Metric) Plan(dialogs []Dialog) *Plan {
+	p := &Plan{m: m, dialogs: dialogs, replies: make([]replyPlans, len(dialogs))}
+	for i := range p.replies {
+		p.replies[i] = replyPlans{}
+	}
+	return p
+}
+
+// Similarities asks s, in ONE Compare call, every comparison the Plan's
+// dialogs need (their Requests, deduplicated across dialogs) and returns
+// the answers, for Judge. An error of s, or an answer missing or NaN, is
+// returned wrapped with ErrScorer.
+func (p *Plan) Similarities(ctx context.Context, s Scorer) (Similarities, error) {
 	sims := Similarities{}
 	var cs []Comparison
-	for _, d := range dialogs {
-		for _, c := range m.Requests(d) {
+	for i, d := range p.dialogs {
+		for _, c := range p.m.requests(d, p.replies[i]) {
 			if _, ok := sims[c]; !ok {
 				sims[c] = Similarity{}
 				cs = append(cs, c)
@@ -129,12 +164,23 @@ func (m *Metric) Similarities(ctx context.Context, s Scorer, dialogs []Dialog) (
 	return sims, nil
 }
 
+// Judge judges the Plan's dialog i with sims (from Similarities, or any
+// that hold the comparisons it needs) as Metric.Judge does.
+func (p *Plan) Judge(i int, sims Similarities, scorerID string) (DialogResult, error) {
+	return p.m.judge(p.dialogs[i], sims, scorerID, p.replies[i])
+}
+
 // Judge judges one dialog with similarities computed beforehand (see
 // Requests, Similarities) and composes its result. It returns an error for
 // a malformed spec (*SpecError), an invalid dialog (ErrBadDialog), or a
 // needed comparison missing from sims (ErrMissingSimilarity). scorerID is
 // recorded in every verdict.
 func (m *Metric) Judge(d Dialog, sims Similarities, scorerID string) (DialogResult, error) {
+	return m.judge(d, sims, scorerID, nil)
+}
+
+// judge is Judge with the dialog's reply plans kept in replies (nil: none).
+func (m *Metric) judge(d Dialog, sims Similarities, scorerID string, replies replyPlans) (DialogResult, error) {
 	lookup := func(c Comparison) (Similarity, error) {
 		s, ok := sims[c]
 		if !ok {
@@ -142,7 +188,7 @@ func (m *Metric) Judge(d Dialog, sims Similarities, scorerID string) (DialogResu
 		}
 		return s, nil
 	}
-	js, rows, err := m.judgeDialog(d, lookup, scorerID)
+	js, rows, err := m.judgeDialog(d, lookup, scorerID, replies)
 	if err != nil {
 		return DialogResult{}, err
 	}
@@ -172,16 +218,17 @@ func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]Di
 		}
 		m = m.WithVocabulary(v)
 	}
-	sims, err := m.Similarities(ctx, s, dialogs)
+	p := m.Plan(dialogs)
+	sims, err := p.Similarities(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]DialogResult, 0, len(dialogs))
-	for _, d := range dialogs {
+	for i := range dialogs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, err := m.Judge(d, sims, s.ID())
+		r, err := p.Judge(i, sims, s.ID())
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +240,7 @@ func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]Di
 // judgeDialog judges every scored turn; verdicts are ordered by (TurnNo,
 // PredictTurnNo). It returns the dialog's rows for attribute, which
 // finds the failures' causes.
-func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string) ([]judged, []Turn, error) {
+func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string, replies replyPlans) ([]judged, []Turn, error) {
 	rows, err := prepare(d)
 	if err != nil {
 		return nil, nil, err
@@ -202,7 +249,7 @@ func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string) ([]judged, 
 	if err != nil {
 		return nil, nil, err
 	}
-	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows)}
+	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows), replies: replies}
 	var out []judged
 	for _, r := range singles {
 		js, err := j.row(r)

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/aem-dev/aem/metrics/features"
 )
 
 func TestJudgeErrors(t *testing.T) {
@@ -187,5 +189,67 @@ func TestVerdictBookkeeping(t *testing.T) {
 	}
 	if d.Turns[0].TurnNo != 2 {
 		t.Error("Judge reordered the caller's turns")
+	}
+}
+
+// TestPlanJudgesAsJudge: a Plan keeps each reply's clauses, weights and
+// missing anchors and names from Similarities to Judge; judging a dialog
+// through it gives what Metric.Judge gives, with every set of answers in
+// turn (one plan judged three times, as batch judges a composite's first
+// scorer alone after the composite), and nothing of one judgment leaks
+// into the next.
+func TestPlanJudgesAsJudge(t *testing.T) {
+	ds := append(loadJSONL(t, "../datasets/example/golden.jsonl"), loadJSONL(t, "testdata/sales_report.jsonl")...)
+	v := features.NewVocabulary()
+	for _, d := range ds {
+		AddReplies(v, d)
+	}
+	m := Default().WithVocabulary(v)
+	p := m.Plan(ds)
+	s := &countingScorer{}
+	lexical, err := p.Similarities(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	constant := func(s Similarity) Similarities {
+		sims := Similarities{}
+		for c := range lexical {
+			sims[c] = s
+		}
+		return sims
+	}
+	var clauses int
+	for _, tt := range []struct {
+		name string
+		sims Similarities
+	}{
+		{"lexical", lexical},
+		{"all pass", constant(Similarity{Score: 1, By: ByLexical})},
+		{"all fail", constant(Similarity{Score: 0, By: ByLexical})},
+	} {
+		name, sims := tt.name, tt.sims
+		for i, d := range ds {
+			got, err := p.Judge(i, sims, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := m.Judge(d, sims, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, dialog %s: Plan.Judge\n%+v\nMetric.Judge\n%+v", name, d.ID, got, want)
+			}
+			// A result shares nothing the next judgment reads: scribble on it.
+			for _, tv := range got.Turns {
+				clauses += len(tv.Clauses)
+				for k := range tv.Clauses {
+					tv.Clauses[k] = ClauseScore{Text: "scribbled"}
+				}
+			}
+		}
+	}
+	if s.calls != 1 || clauses == 0 {
+		t.Errorf("%d Compare calls (want 1), %d clauses judged (want some)", s.calls, clauses)
 	}
 }

@@ -29,6 +29,7 @@ type judger struct {
 	vocab      *features.Vocabulary
 	rows       []Turn      // the dialog's rows, sorted by TurnNo (User rows give context)
 	utterances []utterance // the User rows, analyzed once (contextBefore)
+	replies    replyPlans  // nil: worked out at each use
 }
 
 // utterance is what the user said at a turn.
@@ -307,7 +308,7 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 		}
 		truth = j.decide("response", ThresholdQuery{SubMetric: SubTruthResponse}, s)
 	}
-	clauses, coverage, err := j.coverage(gold, pred, j.contextBefore(g.TurnNo))
+	clauses, coverage, err := j.coverage(j.replyPlan(gold, pred, g.TurnNo))
 	if err != nil {
 		return judged{}, err
 	}
@@ -346,36 +347,27 @@ func userUtterances(rows []Turn) []utterance {
 	return out
 }
 
-// coverage judges every gold clause and returns the reply's coverage: the
-// share of the required clauses' weight that the prediction covers, held
-// to Thresholds.Coverage. A clause is required when it carries task
-// content (its weight, given what the user said before, is above 0); it
-// is covered when its best-matching predicted clause passes the
-// completeness.clause threshold and the predicted reply states every
+// coverage judges every gold clause of plan and returns the reply's
+// coverage: the share of the required clauses' weight that the prediction
+// covers, held to Thresholds.Coverage. A clause is required when it
+// carries task content (its weight, given what the user said before, is
+// above 0); it is covered when its best-matching predicted clause passes
+// the completeness.clause threshold and the predicted reply states every
 // anchor and mentions every name of the clause the user did not state
-// first. A clause found
-// verbatim is exact and needs no scorer call; a clause that is not
-// required is never compared. With no required clause the coverage is 1.
-func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScore, FieldScore, error) {
-	gc, pc := SplitClauses(gold), SplitClauses(pred)
-	pt := features.Analyze(pred)
-	out := make([]ClauseScore, 0, len(gc))
+// first. A clause found verbatim is exact and needs no scorer call; a
+// clause that is not required is never compared. With no required clause
+// the coverage is 1.
+func (j *judger) coverage(plan *replyPlan) ([]ClauseScore, FieldScore, error) {
+	out := slices.Clone(plan.gold)
 	var required, covered float64
-	for i, g := range gc {
-		gt := features.Analyze(g)
-		cs := ClauseScore{Text: g, Weight: j.vocab.Weight(gt, ctx), Predicted: -1}
-		cs.Field = fmt.Sprintf("response.clause[%d]", i)
-		cs.Required = cs.Weight > 0
+	for i := range out {
+		cs := &out[i]
 		if !cs.Required {
-			cs.Method, cs.Pass = MethodNotRequired, true
-			out = append(out, cs)
 			continue
 		}
-		cs.MissingAnchors = features.DiffAnchors(ownAnchors(gt, ctx), pt.Anchors)
-		cs.MissingNames = features.MissingNames(gt.Tokens, pt.Tokens, ctx)
 		// Missing an anchor or a name, the clause is not covered whatever
 		// its similarity: its comparisons are moot.
-		if err := j.bestClause(&cs, pc, len(cs.MissingAnchors) > 0 || len(cs.MissingNames) > 0); err != nil {
+		if err := j.bestClause(cs, plan.pred, len(cs.MissingAnchors) > 0 || len(cs.MissingNames) > 0); err != nil {
 			return nil, FieldScore{}, fmt.Errorf("%s: %w", cs.Field, err)
 		}
 		cs.Covered = cs.Pass && len(cs.MissingAnchors) == 0 && len(cs.MissingNames) == 0
@@ -383,7 +375,6 @@ func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScor
 		if cs.Covered {
 			covered += cs.Weight
 		}
-		out = append(out, cs)
 	}
 	share := 1.0
 	if required > 0 {
@@ -392,6 +383,61 @@ func (j *judger) coverage(gold, pred string, ctx features.Context) ([]ClauseScor
 	th := j.cfg.Thresholds.Coverage()
 	return out, FieldScore{Field: "response.coverage", Method: MethodCoverage, Score: share, Threshold: th.Value,
 		ThresholdFrom: th.From, Pass: share >= th.Value}, nil
+}
+
+// replyPlan is what coverage works out about a gold reply and a predicted
+// one before any comparison: both split into clauses, and each gold
+// clause's weight, whether it is required, and the anchors and names of it
+// the prediction misses. It depends on the two texts and on what the user
+// said before the turn, nothing else, so a Plan keeps it from the pass
+// that lists a dialog's comparisons to the pass that judges it.
+type replyPlan struct {
+	gold []ClauseScore // one per gold clause, before its comparisons
+	pred []string      // the predicted reply's clauses
+}
+
+// replyKey identifies a replyPlan within a dialog: the gold turn (what the
+// user said before it) and the two replies.
+type replyKey struct {
+	turnNo     int
+	gold, pred string
+}
+
+// replyPlans keeps a dialog's replyPlans between the passes of a Plan.
+type replyPlans map[replyKey]*replyPlan
+
+// replyPlan returns the plan of gold against pred at gold turn turnNo,
+// from j.replies when it is there.
+func (j *judger) replyPlan(gold, pred string, turnNo int) *replyPlan {
+	k := replyKey{turnNo, gold, pred}
+	if p, ok := j.replies[k]; ok {
+		return p
+	}
+	p := newReplyPlan(gold, pred, j.vocab, j.contextBefore(turnNo))
+	if j.replies != nil {
+		j.replies[k] = p
+	}
+	return p
+}
+
+func newReplyPlan(gold, pred string, vocab *features.Vocabulary, ctx features.Context) *replyPlan {
+	gc := SplitClauses(gold)
+	p := &replyPlan{gold: make([]ClauseScore, 0, len(gc)), pred: SplitClauses(pred)}
+	pt := features.Analyze(pred)
+	for i, g := range gc {
+		gt := features.Analyze(g)
+		cs := ClauseScore{Text: g, Weight: vocab.Weight(gt, ctx), Predicted: -1}
+		cs.Field = fmt.Sprintf("response.clause[%d]", i)
+		cs.Required = cs.Weight > 0
+		if !cs.Required {
+			cs.Method, cs.Pass = MethodNotRequired, true
+		} else {
+			cs.MissingAnchors = features.DiffAnchors(ownAnchors(gt, ctx), pt.Anchors)
+			cs.MissingNames = features.MissingNames(gt.Tokens, pt.Tokens, ctx)
+		}
+		p.gold = append(p.gold, cs)
+	}
+	return p
 }
 
 // ownAnchors are the anchors of a gold clause the user did not state
