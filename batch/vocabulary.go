@@ -10,13 +10,15 @@ import (
 	"github.com/aem-dev/aem/metrics/features"
 )
 
-// goldVocabulary reads every gold reply of the input at path once, before
-// scoring: completeness weighs each gold clause by how common its words are
-// among the whole dataset's gold replies (metrics.Metric.WithVocabulary).
-// Counting over the whole input, whatever the shard, the worker count or
-// the point a run resumes from, keeps the outputs identical across all of
-// them.
-func goldVocabulary(ctx context.Context, path string, opts golden.ReadOptions) (*features.Vocabulary, error) {
+// GoldVocabulary reads every gold reply of the local golden dataset at
+// path once: completeness weighs each gold clause by how common its words
+// are among the whole dataset's gold replies
+// (metrics.Metric.WithVocabulary). Run counts it before scoring unless
+// Options.Vocabulary gives it; a caller with something else to do first
+// (opening a model) can count it meanwhile. Counting over the whole input,
+// whatever the shard, the worker count or the point a run resumes from,
+// keeps the outputs identical across all of them.
+func GoldVocabulary(ctx context.Context, path string, opts golden.ReadOptions) (*features.Vocabulary, error) {
 	opts.Hook = golden.NoopHook{} // the scoring pass reports an unsorted input
 	r, err := golden.Open(ctx, path, opts)
 	if err != nil {
@@ -50,7 +52,7 @@ func (o Options) vocabulary(ctx context.Context, path string) (*features.Vocabul
 	if v := o.givenVocabulary(); v != nil {
 		return v, nil
 	}
-	return goldVocabulary(ctx, path, o.ReadOptions)
+	return GoldVocabulary(ctx, path, o.ReadOptions)
 }
 
 func (o Options) givenVocabulary() *features.Vocabulary {

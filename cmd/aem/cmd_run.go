@@ -18,6 +18,7 @@ import (
 	"github.com/aem-dev/aem/batch/report"
 	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/judge"
+	"github.com/aem-dev/aem/metrics/features"
 )
 
 type runOptions struct {
@@ -107,6 +108,46 @@ EXAMPLES
 	}
 }
 
+// backgroundVocabulary is the gold replies' words of a local input,
+// counted (batch.GoldVocabulary) while the scorer opens: a model's
+// sessions take a moment to open, and the count is read before scoring
+// anyway.
+type backgroundVocabulary struct {
+	cancel context.CancelFunc
+	done   chan *features.Vocabulary // nil when it could not be counted
+}
+
+// countVocabulary starts counting the words of input's gold replies; a
+// remote input is counted by batch.Run once it has its local copy.
+func countVocabulary(ctx context.Context, input string, opts golden.ReadOptions) *backgroundVocabulary {
+	ctx, cancel := context.WithCancel(ctx)
+	b := &backgroundVocabulary{cancel: cancel, done: make(chan *features.Vocabulary, 1)}
+	if location.IsURL(input) {
+		b.done <- nil
+		return b
+	}
+	go func() {
+		v, err := batch.GoldVocabulary(ctx, input, opts)
+		if err != nil {
+			v = nil // batch.Run reads the input again and says what is wrong with it
+		}
+		b.done <- v
+	}()
+	return b
+}
+
+// wait returns the vocabulary, or nil for batch.Run to count.
+func (b *backgroundVocabulary) wait() *features.Vocabulary {
+	defer b.cancel()
+	return <-b.done
+}
+
+// stop abandons the count and waits for its reader to close.
+func (b *backgroundVocabulary) stop() {
+	b.cancel()
+	<-b.done
+}
+
 func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	metric, thresholdsFile, err := o.metric.metric()
 	if err != nil {
@@ -124,8 +165,17 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	if err != nil {
 		return err
 	}
+	readOpts := golden.ReadOptions{
+		Mapping:       mapping,
+		RequireSorted: o.requireSorted,
+		SpillDir:      o.spillDir,
+		Hook:          unsortedNotice{env: env, quiet: o.quiet},
+		Tools:         tools,
+	}
+	vocabulary := countVocabulary(ctx, input, readOpts)
 	sc, err := o.scorer.open(ctx, env, thresholdsFile, o.metric.thresholdsFile)
 	if err != nil {
+		vocabulary.stop()
 		return err
 	}
 	defer sc.close()
@@ -152,13 +202,8 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		WorkDir:    o.workDir,
 
 		EmbeddingUsage: sc.embedding,
-		ReadOptions: golden.ReadOptions{
-			Mapping:       mapping,
-			RequireSorted: o.requireSorted,
-			SpillDir:      o.spillDir,
-			Hook:          unsortedNotice{env: env, quiet: o.quiet},
-			Tools:         tools,
-		},
+		ReadOptions:    readOpts,
+		Vocabulary:     vocabulary.wait(),
 	}
 	var join func() (*predictions.Joiner, error) // a fresh join of the same inputs
 	if o.pred.enabled() {
