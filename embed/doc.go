@@ -116,8 +116,10 @@
 // # Persistent cache
 //
 // With Options.CacheDir set, vectors are kept in a bbolt file (package
-// diskcache) keyed by
-// sha256(weights sha256, tokenizer sha256, token cap, pooling, text), bounded
+// diskcache) keyed by sha256(key version, weights sha256, tokenizer
+// sha256, token cap, pooling, text), the version naming the padding buckets
+// (seqBucket: a change of buckets changes vectors in their last bits, so
+// it starts every cache cold once), bounded
 // by Options.CacheMaxBytes (the oldest entries, by insertion, are evicted to
 // 90% of the bound; hits do not refresh an entry, so reads stay read-only). Writes are bbolt
 // transactions, so a crash mid-write leaves the cache usable; an entry that
