@@ -147,6 +147,20 @@ func FuzzCoverage(f *testing.F) {
 			return r.Turns[0]
 		}
 		v := judge()
+		// A Plan, which keeps the reply's clauses between its two steps,
+		// judges the same.
+		p := m.Plan([]Dialog{d})
+		psims, err := p.Similarities(t.Context(), Lexical{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := p.Judge(0, psims, "lexical")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(pr.Turns[0], v) {
+			t.Fatalf("Plan.Judge %+v\nMetric.Judge %+v", pr.Turns[0], v)
+		}
 		cov := v.FieldScores[1]
 		if cov.Field != "response.coverage" || math.IsNaN(cov.Score) || cov.Score < 0 || cov.Score > 1 || cov.Pass != (v.Completeness == OutcomePass) {
 			t.Fatalf("coverage %+v, completeness %s", cov, v.Completeness)
