@@ -367,7 +367,7 @@ func (j *judger) coverage(plan *replyPlan) ([]ClauseScore, FieldScore, error) {
 		}
 		// Missing an anchor or a name, the clause is not covered whatever
 		// its similarity: its comparisons are moot.
-		if err := j.bestClause(cs, plan.pred, len(cs.MissingAnchors) > 0 || len(cs.MissingNames) > 0); err != nil {
+		if err := j.bestClause(cs, plan, len(cs.MissingAnchors) > 0 || len(cs.MissingNames) > 0); err != nil {
 			return nil, FieldScore{}, fmt.Errorf("%s: %w", cs.Field, err)
 		}
 		cs.Covered = cs.Pass && len(cs.MissingAnchors) == 0 && len(cs.MissingNames) == 0
@@ -392,8 +392,9 @@ func (j *judger) coverage(plan *replyPlan) ([]ClauseScore, FieldScore, error) {
 // said before the turn, nothing else, so a Plan keeps it from the pass
 // that lists a dialog's comparisons to the pass that judges it.
 type replyPlan struct {
-	gold []ClauseScore // one per gold clause, before its comparisons
-	pred []string      // the predicted reply's clauses
+	gold  []ClauseScore // one per gold clause, before its comparisons
+	pred  []string      // the predicted reply's clauses
+	among string        // pred joined by newlines: Comparison.Among
 }
 
 // replyKey identifies a replyPlan within a dialog: the gold turn (what the
@@ -423,6 +424,7 @@ func (j *judger) replyPlan(gold, pred string, turnNo int) *replyPlan {
 func newReplyPlan(gold, pred string, vocab *features.Vocabulary, ctx features.Context) *replyPlan {
 	gc := SplitClauses(gold)
 	p := &replyPlan{gold: make([]ClauseScore, 0, len(gc)), pred: SplitClauses(pred)}
+	p.among = strings.Join(p.pred, "\n")
 	pt := features.Analyze(pred)
 	for i, g := range gc {
 		gt := features.Analyze(g)
@@ -460,8 +462,8 @@ func ownAnchors(clause features.Text, ctx features.Context) []string {
 // for it. With no predicted clause it is missing, held to the threshold
 // no clause could reach. moot marks the comparisons Moot: the clause's
 // coverage does not turn on them.
-func (j *judger) bestClause(cs *ClauseScore, pc []string, moot bool) error {
-	q := ThresholdQuery{SubMetric: SubCompleteClause}
+func (j *judger) bestClause(cs *ClauseScore, plan *replyPlan, moot bool) error {
+	q, pc := ThresholdQuery{SubMetric: SubCompleteClause}, plan.pred
 	if k := slices.Index(pc, cs.Text); k >= 0 {
 		cs.FieldScore = FieldScore{Field: cs.Field, Method: MethodExact, Score: 1, Pass: true}
 		cs.Predicted, cs.PredictedText = k, pc[k]
@@ -472,9 +474,9 @@ func (j *judger) bestClause(cs *ClauseScore, pc []string, moot bool) error {
 		cs.FieldScore = FieldScore{Field: cs.Field, Method: MethodMissing, Threshold: th.Value, ThresholdFrom: th.From}
 		return nil
 	}
-	among, found := strings.Join(pc, "\n"), false
+	found := false
 	for k, p := range pc {
-		s, err := j.sim(Comparison{Kind: CompareClause, Field: cs.Field, Gold: cs.Text, Predicted: p, Among: among, Moot: moot})
+		s, err := j.sim(Comparison{Kind: CompareClause, Field: cs.Field, Gold: cs.Text, Predicted: p, Among: plan.among, Moot: moot})
 		if err != nil {
 			return err
 		}
