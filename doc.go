@@ -1,55 +1,59 @@
 // Package aem is the root of the aem module, a command-line tool that scores
 // multi-turn AI agent conversations with the Agent Evaluation Metric (AEM).
 //
-// The folders, in the order data flows through them:
+// # Layers
 //
-//	tooldef       tool definitions (OpenAI, MCP, Anthropic, BFCL function
-//	              schemas): parsing, name lookup, argument validation. Pure
-//	thresholds    thresholds.json: the one strict reader and writer
-//	batch/golden  reads golden datasets (Parquet, or the write-up's JSON) and
-//	              writes them (aem import, aem gen)
-//	metrics       the metric itself: per-turn checks, attribution of root
-//	              causes and cascades, composition into dialog scores. Pure:
-//	              no I/O, no ONNX. It declares the Scorer interface.
-//	embed         sentence embeddings on ONNX Runtime (or pure Go) and the
-//	              cosine Scorer, with a persistent cache
-//	judge         the LLM judge Scorer (OpenAI-compatible chat completions);
-//	              judge/judgetest is its test server
-//	diskcache     the persistent, size-bounded bbolt cache file behind embed's
-//	              and judge's caches
-//	models        the default model's converter, model pulls and verification
-//	home          where the ONNX Runtime library and the models are installed
-//	              (the install root's search order); home/hometest makes
-//	              tests that need the install fail under scripts/test
-//	batch         the pipeline: fan-out, judging in chunks, in-order
-//	              writing, checkpoints and resume, shards
-//	batch/rundir  the run directory (turns.parquet, dialogs.parquet,
-//	              summary.json, ordinals.parquet): row types, the one
-//	              writer, the one reader (local or object store, one
-//	              completeness rule), merge; sweep, compare, show, report
-//	              and review read runs through it
-//	batch/location local paths and gocloud.dev/blob URLs
-//	batch/predictions, batch/otlpjson, metrics/align
-//	              agents' chat logs and traces read and joined with gold
-//	              (aem run --predictions); batch/evalevents writes verdicts
-//	              back as OpenTelemetry evaluation events
-//	metrics/stats, metrics/sweep, metrics/compare, metrics/trials
-//	              statistics, threshold calibration, release comparison and
-//	              repeated trials (pure); their file I/O lives in
-//	              batch/sweepio, batch/compareio
-//	batch/report  the run report: one streaming pass over a run directory,
-//	              one self-contained HTML page, its charts as PNG
-//	batch/review  review.jsonl, the uncertain comparisons for annotators:
-//	              selection, the one writer and reader, the labelling page;
-//	              sweep reads the filled file back
-//	batch/browsertest headless Chromium (chromedp) for the pages' tests
-//	batch/badinput, batch/safefile
-//	              shared by every reader and writer: the one bad-input
-//	              error (file, row, line, field, fix; exit status 3) and
-//	              the one atomic file writer and file sha256
-//	chart         the figures sweep, compare and report write (SVG, PNG)
-//	datasets      the bundled example and the synthetic generator;
-//	              datasets/bfcl converts BFCL's data (aem import --from bfcl)
-//	cmd/aem       the CLI: parse flags, wire the packages, print
-//	scripts       set-up, tests, benchmarks
+// A package's path tells its layer. A package imports packages of its own
+// layer or of lower ones, never of a higher one; TestLayers (layers_test.go)
+// holds every package to this table, test files included. From the bottom:
+//
+//	0 internal/*   leaf helpers every layer may use
+//	  internal/badinput     the one bad-input error (file, row, line, field,
+//	                        fix; exit status 3)
+//	  internal/safefile     the one atomic file writer and a file's sha256
+//	  internal/location     local paths and gocloud.dev/blob URLs
+//	  internal/otlpjson     the OTLP JSON encoding (spans in, log records out)
+//	  internal/browsertest  headless Chromium for the pages' tests (test-only)
+//	1 pure logic, no I/O
+//	  metrics      the metric itself: per-turn checks, attribution of root
+//	               causes and cascades, composition into dialog scores. It
+//	               declares the Scorer interface. metrics/align,
+//	               metrics/features, metrics/stats, metrics/sweep,
+//	               metrics/compare, metrics/composite, metrics/trials
+//	  tooldef      tool definitions (OpenAI, MCP, Anthropic, BFCL schemas):
+//	               parsing, name lookup, argument validation
+//	  thresholds   thresholds.json: the one strict reader and writer
+//	  chart        the figures sweep, compare and report write (SVG, PNG)
+//	2 engines
+//	  embed        sentence embeddings on ONNX Runtime (or pure Go), the
+//	               cosine Scorer
+//	  judge        the LLM judge Scorer; judge/judgetest is its test server
+//	  diskcache    the persistent cache file behind embed's and judge's caches
+//	  models       the default model's converter, model pulls, verification
+//	  home         where the ONNX Runtime library and the models are
+//	               installed; home/hometest for the tests that need them
+//	3 inputs
+//	  input/golden       golden datasets (Parquet, the write-up's JSON): the
+//	                     one decoded turn, its reader and writer
+//	  input/predictions  agents' chat logs and traces joined with gold
+//	  datasets           the bundled example, the synthetic generator;
+//	                     datasets/bfcl converts BFCL's data
+//	4 the run directory
+//	  rundir             turns.parquet, dialogs.parquet, summary.json: row
+//	                     types, the one writer and reader, merge
+//	  results/report      the run report (HTML, PNG charts)
+//	  results/review      review.jsonl and the labelling page
+//	  results/sweepio     sweep's files; results/compareio compare's files
+//	  results/evalevents  verdicts as OpenTelemetry evaluation events
+//	5 batch              the pipeline: fan-out, judging in chunks, in-order
+//	                     writing, checkpoints and resume, shards
+//	6 cmd/*              the CLI (cmd/aem: parse flags, wire, print) and
+//	                     small tools
+//
+// # How data flows
+//
+// input/golden reads turns; metrics judges them with a Scorer from embed or
+// judge (or metrics.Lexical); batch writes the verdicts through rundir;
+// sweep, compare, show, report and review read finished runs through rundir.
+// scripts holds set-up, tests and benchmarks.
 package aem

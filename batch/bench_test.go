@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/datasets"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // genTurns writes a generated golden dataset of at least n turns to path

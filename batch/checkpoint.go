@@ -11,7 +11,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/rundir"
 
 	"github.com/parquet-go/parquet-go"
 )

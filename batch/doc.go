@@ -2,7 +2,7 @@
 // and reads the results back.
 //
 // Data flow of [Run]: a reader goroutine streams dialogs from the golden
-// dataset (package batch/golden) and groups them into chunks; worker
+// dataset (package input/golden) and groups them into chunks; worker
 // goroutines collect the semantic comparisons of a whole chunk and score
 // them with one call to the metrics.Scorer (metrics.Metric.Similarities, so
 // an embedding model gets full batches across dialogs), then judge every
@@ -14,7 +14,7 @@
 //
 // # Outputs
 //
-// Run writes a run directory through package batch/rundir, which owns its
+// Run writes a run directory through package rundir, which owns its
 // files (turns.parquet, dialogs.parquet, summary.json, ordinals.parquet),
 // their row types, the writer, the reader and Merge. Each file is written
 // under a temporary name, fsynced and renamed; summary.json is renamed last
@@ -49,7 +49,7 @@
 // ordinals.parquet (each dialog's input position and gold digest) so that
 // rundir.Merge can rebuild exactly the files a single run gives. Input and
 // output locations may be local paths or gocloud.dev/blob URLs (package
-// batch/location: file://, mem://, and s3:// or gs:// when the binary links
+// internal/location: file://, mem://, and s3:// or gs:// when the binary links
 // those drivers); a remote output is staged locally and uploaded at the
 // end, summary.json last.
 //

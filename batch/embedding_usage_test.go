@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // summary.json's embedding section: the scorer's figures, completed with

@@ -8,8 +8,8 @@ import (
 
 // Sentinel errors returned (wrapped) by Run; check them with errors.Is.
 // Errors about the golden dataset are *badinput.RowError values wrapping
-// badinput.ErrInvalid and the sentinels of package batch/golden; errors
-// about a run directory wrap those of package batch/rundir; errors about a
+// badinput.ErrInvalid and the sentinels of package input/golden; errors
+// about a run directory wrap those of package rundir; errors about a
 // URL wrap location.ErrUnreadable.
 var (
 	// ErrInvalidOptions is wrapped by Options.Validate errors.

@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/badinput"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/internal/badinput"
+	"github.com/aem-dev/aem/rundir"
 
-	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/parquet-go/parquet-go"
 )
 

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/rundir"
 )
 
 func FuzzReadRunCorrupt(f *testing.F) {

@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/rundir"
 	"github.com/parquet-go/parquet-go"
 )
 

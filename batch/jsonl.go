@@ -10,9 +10,9 @@ import (
 	"os"
 	"slices"
 
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/rundir"
 
-	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/internal/badinput"
 
 	"github.com/parquet-go/parquet-go"
 )

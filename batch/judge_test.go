@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/judge/judgetest"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/composite"
 	"github.com/aem-dev/aem/metrics/features"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // fixedCosine is an embedding stand-in: every comparison scores the same

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/features"
+	"github.com/aem-dev/aem/rundir"
 	"gocloud.dev/blob"
 )
 

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // assertNotComplete checks that dir presents no final output and holds no

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/rundir"
 
-	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
 )
 

@@ -14,11 +14,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aem-dev/aem/batch/location"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/internal/location"
+	"github.com/aem-dev/aem/rundir"
 
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/input/golden"
+	"github.com/aem-dev/aem/internal/safefile"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/parquet-go/parquet-go"
 	"golang.org/x/sync/errgroup"

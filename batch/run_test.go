@@ -10,8 +10,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/rundir"
 )
 
 func mustJSON(t testing.TB, v any) string {

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/badinput"
-	"github.com/aem-dev/aem/batch/location"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/internal/badinput"
+	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/rundir"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/memblob"

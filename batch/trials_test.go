@@ -8,9 +8,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics/trials"
+	"github.com/aem-dev/aem/rundir"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/location"
+	"github.com/aem-dev/aem/input/golden"
+	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/features"
 )

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/features"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // signOffDialogs are n dialogs whose gold replies state a fact of their

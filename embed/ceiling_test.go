@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/features"
 )

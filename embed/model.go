@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/internal/safefile"
 )
 
 // Pooling is how token-level model outputs become one vector per string.

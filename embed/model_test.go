@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/internal/safefile"
 
 	"github.com/aem-dev/aem/models/onnxpb"
 )

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/internal/safefile"
 
 	"github.com/gomlx/go-huggingface/hub"
 )

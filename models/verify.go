@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/internal/safefile"
 
 	"github.com/aem-dev/aem/models/onnxpb"
 )

@@ -3,7 +3,7 @@ package thresholds
 import (
 	"errors"
 
-	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/internal/badinput"
 )
 
 // ErrInvalid is matched (errors.Is) by every refusal of a thresholds file,

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/internal/badinput"
 )
 
 // FuzzDecode: Decode never panics; it accepts a file or refuses it with a

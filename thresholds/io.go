@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/internal/safefile"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/composite"
 )

@@ -3,7 +3,7 @@ package tooldef
 import (
 	"errors"
 
-	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/internal/badinput"
 )
 
 // ErrInvalid is the Kind of every error about the content of tool

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/internal/badinput"
 )
 
 // FuzzParse: Parse never panics; every error is a *badinput.RowError of

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/internal/badinput"
 )
 
 // Tool is one function definition.

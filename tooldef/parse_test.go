@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/internal/badinput"
 )
 
 func mustParseFile(t *testing.T, name string) *Set {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/aem-dev/aem/batch/compareio"
 	"github.com/aem-dev/aem/metrics/compare"
+	"github.com/aem-dev/aem/results/compareio"
 )
 
 type compareOptions struct {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/aem-dev/aem/batch/compareio"
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics/compare"
+	"github.com/aem-dev/aem/results/compareio"
+	"github.com/aem-dev/aem/rundir"
 )
 
 func TestCompareFlags(t *testing.T) {

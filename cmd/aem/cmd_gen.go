@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/datasets"
+	"github.com/aem-dev/aem/input/golden"
 )
 
 type genOptions struct {

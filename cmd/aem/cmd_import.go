@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/predictions"
+	"github.com/aem-dev/aem/input/golden"
+	"github.com/aem-dev/aem/input/predictions"
 )
 
 type importOptions struct {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/rundir"
 )
 
 type mergeOptions struct {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/report"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/results/report"
+	"github.com/aem-dev/aem/rundir"
 )
 
 type reportOptions struct {

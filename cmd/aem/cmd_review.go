@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/review"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/results/review"
+	"github.com/aem-dev/aem/rundir"
 )
 
 type reviewOptions struct {

@@ -12,13 +12,13 @@ import (
 	"strings"
 
 	"github.com/aem-dev/aem/batch"
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/location"
-	"github.com/aem-dev/aem/batch/predictions"
-	"github.com/aem-dev/aem/batch/report"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/input/golden"
+	"github.com/aem-dev/aem/input/predictions"
+	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/metrics/features"
+	"github.com/aem-dev/aem/results/report"
+	"github.com/aem-dev/aem/rundir"
 )
 
 type runOptions struct {

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/aem-dev/aem/batch"
-	"github.com/aem-dev/aem/batch/location"
-	"github.com/aem-dev/aem/batch/rundir"
+	"github.com/aem-dev/aem/internal/location"
+	"github.com/aem-dev/aem/rundir"
 )
 
 type showOptions struct {

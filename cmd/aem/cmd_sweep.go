@@ -7,9 +7,9 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/aem-dev/aem/batch/location"
-	"github.com/aem-dev/aem/batch/sweepio"
+	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/metrics/sweep"
+	"github.com/aem-dev/aem/results/sweepio"
 )
 
 type sweepOptions struct {

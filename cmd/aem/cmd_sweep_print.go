@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/aem-dev/aem/batch/sweepio"
 	"github.com/aem-dev/aem/metrics/sweep"
+	"github.com/aem-dev/aem/results/sweepio"
 )
 
 // printSweep writes the short table `aem sweep` shows: the fitted

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/rundir"
-	"github.com/aem-dev/aem/batch/sweepio"
 	"github.com/aem-dev/aem/metrics/sweep"
+	"github.com/aem-dev/aem/results/sweepio"
+	"github.com/aem-dev/aem/rundir"
 )
 
 func TestSweepFlags(t *testing.T) {
@@ -170,7 +170,7 @@ func TestSweepCommandFitPairs(t *testing.T) {
 
 func TestSweepCommandPairs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cal")
-	stdout, _, err := runSweepCmd(t, "--pairs", "../../batch/sweepio/testdata/stsb-sample.tsv", "--scorer", "lexical", "-o", out, "--bootstrap", "0")
+	stdout, _, err := runSweepCmd(t, "--pairs", "../../results/sweepio/testdata/stsb-sample.tsv", "--scorer", "lexical", "-o", out, "--bootstrap", "0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"incomplete remote run", []string{"file://" + filepath.ToSlash(t.TempDir())}, false, rundir.ErrIncomplete},
 		{"not a run", []string{t.TempDir()}, false, rundir.ErrIncomplete},
 		{"one class", []string{writeSweepRun(t, true)}, false, sweep.ErrOneClass},
-		{"unknown scorer", []string{"--pairs", "../../batch/sweepio/testdata/pairs.csv", "--scorer", "magic", "-o", t.TempDir()}, false, nil},
+		{"unknown scorer", []string{"--pairs", "../../results/sweepio/testdata/pairs.csv", "--scorer", "magic", "-o", t.TempDir()}, false, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/location"
 	"github.com/aem-dev/aem/home"
+	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/judge"
 )
 

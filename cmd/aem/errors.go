@@ -4,14 +4,14 @@ import (
 	"errors"
 
 	"github.com/aem-dev/aem/batch"
-	"github.com/aem-dev/aem/batch/badinput"
-	"github.com/aem-dev/aem/batch/golden"
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/embed"
+	"github.com/aem-dev/aem/input/golden"
+	"github.com/aem-dev/aem/internal/badinput"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/compare"
 	"github.com/aem-dev/aem/metrics/sweep"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // errFlagValue marks an error caused by the value of a flag that parsed but

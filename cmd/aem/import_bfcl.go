@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/golden"
 	"github.com/aem-dev/aem/datasets/bfcl"
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
 )
 

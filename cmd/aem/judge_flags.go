@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/rundir"
 	"github.com/aem-dev/aem/thresholds"
 )
 

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/home/hometest"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/judge/judgetest"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/compare"
+	"github.com/aem-dev/aem/rundir"
 	"github.com/aem-dev/aem/thresholds"
 	"github.com/google/go-cmp/cmp"
 )

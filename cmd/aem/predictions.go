@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aem-dev/aem/batch/evalevents"
-	"github.com/aem-dev/aem/batch/predictions"
-	"github.com/aem-dev/aem/batch/rundir"
-	"github.com/aem-dev/aem/batch/safefile"
+	"github.com/aem-dev/aem/input/predictions"
+	"github.com/aem-dev/aem/internal/safefile"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/align"
+	"github.com/aem-dev/aem/results/evalevents"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // predictionOptions are the flags that take the predicted side from chat

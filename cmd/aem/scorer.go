@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/embed"
 	"github.com/aem-dev/aem/home"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/composite"
+	"github.com/aem-dev/aem/rundir"
 	"github.com/aem-dev/aem/thresholds"
 )
 

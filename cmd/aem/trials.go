@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/rundir"
 	"github.com/aem-dev/aem/metrics/trials"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // printTrials prints the headline reliability figures.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/aem-dev/aem/batch/golden"
+	"github.com/aem-dev/aem/input/golden"
 )
 
 // TestCountVocabulary: aem run counts a local input's gold replies while

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aem-dev/aem/batch/badinput"
+	"github.com/aem-dev/aem/internal/badinput"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/tooldef"
 )

@@ -8,7 +8,7 @@
 // The package is pure: it does no I/O, knows nothing of Parquet or the
 // file system, and is deterministic: the same runs and Options (including
 // Seed) give the same Report, byte for byte once encoded. Reading run
-// directories and writing reports live in batch/compareio.
+// directories and writing reports live in results/compareio.
 //
 // # Statistics
 //
