@@ -32,12 +32,15 @@ type manifest struct {
 
 // fingerprint identifies the input and the settings a checkpoint belongs to.
 type fingerprint struct {
-	Input       string            `json:"input"` // sha256 of the input file
-	Scorer      string            `json:"scorer"`
-	Thresholds  string            `json:"thresholds"` // JSON
-	Settings    map[string]string `json:"settings"`
-	Shard       string            `json:"shard"`
-	TurnsSchema string            `json:"turns_schema"`
+	Input string `json:"input"` // sha256 of the input file
+	// MetricVersion is metrics.Version; 0 in checkpoints written before
+	// it was recorded.
+	MetricVersion int               `json:"metric_version"`
+	Scorer        string            `json:"scorer"`
+	Thresholds    string            `json:"thresholds"` // JSON
+	Settings      map[string]string `json:"settings"`
+	Shard         string            `json:"shard"`
+	TurnsSchema   string            `json:"turns_schema"`
 }
 
 type partInfo struct {

@@ -136,7 +136,7 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	if err != nil {
 		return nil, err
 	}
-	fp := fingerprint{Input: inputFP, Scorer: st.scorerID, Thresholds: string(thr), Settings: settingsOf(o.Metric.Config(), o), TurnsSchema: st.ts.String()}
+	fp := fingerprint{Input: inputFP, MetricVersion: metrics.Version, Scorer: st.scorerID, Thresholds: string(thr), Settings: settingsOf(o.Metric.Config(), o), TurnsSchema: st.ts.String()}
 	if o.Shard.Enabled() {
 		fp.Shard = o.Shard.String()
 	}
@@ -283,6 +283,8 @@ func compareFingerprints(old, cur fingerprint) error {
 	switch {
 	case old.Input != cur.Input:
 		return errors.New("the input file has changed")
+	case old.MetricVersion != cur.MetricVersion:
+		return fmt.Errorf("it was scored under metric version %d, this aem scores under %d", max(old.MetricVersion, metrics.VersionUnrecorded), cur.MetricVersion)
 	case old.Scorer != cur.Scorer:
 		return fmt.Errorf("scorer was %q, now %q", old.Scorer, cur.Scorer)
 	case old.Thresholds != cur.Thresholds:

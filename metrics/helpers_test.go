@@ -24,6 +24,7 @@ type importTurn struct {
 }
 
 type importSide struct {
+	NoCall   bool            `json:"no_call"`
 	Response *string         `json:"response"`
 	ToolID   string          `json:"tool_id"`
 	Action   string          `json:"action"`
@@ -69,13 +70,15 @@ func toTurn(t testing.TB, id string, it importTurn) Turn {
 	}
 	tr := Turn{DialogID: id, TurnNo: it.TurnNo, Role: role, Tags: it.Tags, DependsOn: it.DependsOn,
 		HumanLabel: it.HumanLabel, HumanScore: it.HumanScore, Weight: it.Weight, Critical: it.Critical}
-	if it.Gold != nil {
+	if it.Gold != nil && it.Gold.NoCall {
+		tr.GoldNoCall, tr.HasGold = true, true
+	} else if it.Gold != nil {
 		tr.HasGold = true
 		tr.GoldResponse, tr.Gold = side(t, it.Gold)
 	}
 	if it.Predict != nil {
 		tr.HasPredict = true
-		tr.PredictResponse, tr.Predict = side(t, it.Predict)
+		tr.PredictResponse, tr.Predict = predictSide(t, it.Predict)
 	}
 	return tr
 }
@@ -95,6 +98,22 @@ func side(t testing.TB, s *importSide) (string, Call) {
 		c.Args = args
 	}
 	return resp, c
+}
+
+// predictSide is side for a prediction, whose arguments may be malformed:
+// the agent's mistake, kept as UnparsedArgs (as the golden reader does).
+func predictSide(t testing.TB, s *importSide) (string, Call) {
+	t.Helper()
+	if _, err := DecodeArgs(s.Args); len(s.Args) > 0 && err != nil {
+		text := string(s.Args)
+		_ = json.Unmarshal(s.Args, &text)
+		c := *s
+		c.Args = nil
+		resp, call := side(t, &c)
+		call.UnparsedArgs = text
+		return resp, call
+	}
+	return side(t, s)
 }
 
 // mustNew is New for a config the test knows to be valid.

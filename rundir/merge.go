@@ -143,7 +143,7 @@ func Merge(ctx context.Context, opts MergeOptions, outDir string, shardDirs ...s
 	}
 	sum := w.Summary()
 	first := runs[0].Summary
-	sum.Input, sum.Scorer, sum.Thresholds = first.Input, first.Scorer, first.Thresholds
+	sum.Input, sum.Scorer, sum.Thresholds, sum.MetricVersion = first.Input, first.Scorer, first.Thresholds, first.MetricVersion
 	sum.Settings = maps.Clone(first.Settings)
 	delete(sum.Settings, "shard")
 	if err := w.CommitData(); err != nil {
@@ -196,6 +196,8 @@ func checkShardSet(runs []*Run) error {
 		switch {
 		case s.Input != first.Summary.Input:
 			return mismatch(r.Location, fmt.Sprintf("scored input %q, %s scored %q", s.Input, first.Location, first.Summary.Input))
+		case s.MetricVersion != first.Summary.MetricVersion:
+			return mismatch(r.Location, fmt.Sprintf("was scored under metric version %d, %s under %d: rescore the shards with one aem", s.MetricVersion, first.Location, first.Summary.MetricVersion))
 		case s.Scorer != first.Summary.Scorer:
 			return mismatch(r.Location, fmt.Sprintf("used scorer %q, %s used %q", s.Scorer, first.Location, first.Summary.Scorer))
 		case string(thr) != string(firstThr):

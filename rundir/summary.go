@@ -26,6 +26,9 @@ const SummaryVersion = 1
 // Dataset differ.
 type Summary struct {
 	Version int `json:"version"`
+	// MetricVersion is metrics.Version of the aem that scored the run
+	// (metrics.VersionUnrecorded for runs written before it was recorded).
+	MetricVersion int `json:"metric_version"`
 	// Dataset identifies the golden dataset: the sha256 of the gold side of
 	// every turn in input order (predictions excluded, so two releases
 	// scored on the same golden dataset share it).
@@ -311,6 +314,7 @@ func (a *summaryAcc) addDialog(d *DialogRow, goldDigest []byte) error {
 func (a *summaryAcc) summary() *Summary {
 	s := &Summary{
 		Version:        SummaryVersion,
+		MetricVersion:  metrics.Version,
 		Dataset:        "sha256:" + hex.EncodeToString(a.digest.Sum(nil)),
 		Dialogs:        a.dialogs,
 		Turns:          a.turns,
@@ -394,6 +398,9 @@ func ReadSummary(dir string) (*Summary, error) {
 	}
 	if s.Version != SummaryVersion {
 		return nil, corrupt(path, noRow, "version", fmt.Sprintf("version %d, this aem reads version %d", s.Version, SummaryVersion), nil)
+	}
+	if s.MetricVersion == 0 {
+		s.MetricVersion = metrics.VersionUnrecorded
 	}
 	return &s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/trials"
@@ -72,9 +73,11 @@ type Dialog struct {
 // Identity says what a run was scored against. Runs are comparable only
 // when every field is equal.
 type Identity struct {
-	Dataset    string `json:"dataset"`    // hash of the gold side of the golden dataset
-	Scorer     string `json:"scorer"`     // scorer and model id
-	Thresholds string `json:"thresholds"` // canonical form of the thresholds in force
+	// MetricVersion is metrics.Version of the aem that scored the run.
+	MetricVersion int    `json:"metric_version"`
+	Dataset       string `json:"dataset"`    // hash of the gold side of the golden dataset
+	Scorer        string `json:"scorer"`     // scorer and model id
+	Thresholds    string `json:"thresholds"` // canonical form of the thresholds in force
 	// Settings is the canonical form of the other metric settings that
 	// change verdicts (cascade policy, composition, numeric tolerance).
 	Settings string `json:"settings,omitempty"`
@@ -148,7 +151,7 @@ var (
 // Mismatch is one identity field on which a candidate differs from the base.
 type Mismatch struct {
 	Candidate string `json:"candidate"`
-	Field     string `json:"field"` // "scorer", "thresholds", "dataset" or "settings"
+	Field     string `json:"field"` // "metric_version", "scorer", "thresholds", "dataset" or "settings"
 	Base      string `json:"base_value"`
 	Value     string `json:"candidate_value"`
 }
@@ -163,8 +166,14 @@ type MismatchError struct {
 // Error describes the problem and how to fix it.
 func (e *MismatchError) Error() string {
 	s := fmt.Sprintf("runs are not comparable with base %q:", e.Base)
+	versions := false
 	for _, m := range e.Mismatches {
 		s += fmt.Sprintf(" %s differs in %s (%q vs %q);", m.Candidate, m.Field, m.Base, m.Value)
+		versions = versions || m.Field == "metric_version"
+	}
+	if versions {
+		s += " runs of different metric versions were judged by different rules (README: Metric versions), so their verdicts do not mean the same;" +
+			" rescore the older run with this aem,"
 	}
 	return s + " score both runs with the same model, thresholds, metric settings and golden dataset, or pass --allow-mismatch"
 }
@@ -202,6 +211,7 @@ func CheckIdentity(base, cand Run) []Mismatch {
 			out = append(out, Mismatch{Candidate: cand.Name, Field: field, Base: b, Value: c})
 		}
 	}
+	add("metric_version", strconv.Itoa(base.Identity.MetricVersion), strconv.Itoa(cand.Identity.MetricVersion))
 	add("scorer", base.Identity.Scorer, cand.Identity.Scorer)
 	add("thresholds", base.Identity.Thresholds, cand.Identity.Thresholds)
 	add("dataset", base.Identity.Dataset, cand.Identity.Dataset)

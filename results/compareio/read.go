@@ -99,7 +99,7 @@ func identity(s *rundir.Summary) (compare.Identity, error) {
 		}
 		kv = append(kv, k+"="+s.Settings[k])
 	}
-	return compare.Identity{Dataset: s.Dataset, Scorer: s.Scorer, Thresholds: string(b), Settings: strings.Join(kv, "; ")}, nil
+	return compare.Identity{MetricVersion: s.MetricVersion, Dataset: s.Dataset, Scorer: s.Scorer, Thresholds: string(b), Settings: strings.Join(kv, "; ")}, nil
 }
 
 type rowProblem struct{ column, problem string }

@@ -1,0 +1,27 @@
+package metrics
+
+// Version is the metric version: it names the rules that decide verdicts
+// (the checks, the value chain, attribution, composition) and the shipped
+// defaults they use. Every run records it (summary.json's
+// metric_version); `aem compare` refuses runs of different versions unless
+// told --allow-mismatch, a resume refuses a checkpoint of another version,
+// and a merge refuses shards of different versions, so a score history
+// never silently changes meaning.
+//
+// Versions (the README's "Metric versions" says more):
+//
+//	1  rounds 1 and 2: every string that is not an exact or normalized
+//	   match is decided by one similarity threshold (0.5 by default).
+//	   Runs written before versions were recorded read as 1.
+//	2  round 3: values are compared by kind (numbers, dates, identifiers,
+//	   names, ...), replies that contradict a gold fact fail, gold/schema
+//	   conflicts are findings, read-only calls are context.
+//
+// TestVersionPinsVerdicts fails when the verdicts of a fixed corpus change:
+// a change of meaning then bumps Version (once between releases) and
+// updates the pin.
+const Version = 2
+
+// VersionUnrecorded is the version of runs written before summary.json
+// recorded one.
+const VersionUnrecorded = 1
