@@ -166,6 +166,22 @@ func TestResumeMismatch(t *testing.T) {
 			}
 		})
 	}
+	// A checkpoint written before metric versions were recorded (or under
+	// another version) is refused, naming both versions.
+	mf := filepath.Join(out, rundir.CheckpointDir, manifestName)
+	orig := readFile(t, mf)
+	old := strings.Replace(string(orig), fmt.Sprintf(`"metric_version": %d,`, metrics.Version), "", 1)
+	if old == string(orig) {
+		t.Fatalf("the manifest has no metric_version: %s", orig)
+	}
+	os.WriteFile(mf, []byte(old), 0o644)
+	o = baseOptions(in, out)
+	o.Resume = true
+	if _, err := Run(context.Background(), o); !errors.Is(err, ErrResumeMismatch) || !strings.Contains(err.Error(), fmt.Sprintf("metric version 1, this aem scores under %d", metrics.Version)) {
+		t.Fatalf("Run over an older version's checkpoint = %v, want ErrResumeMismatch naming the versions", err)
+	}
+	os.WriteFile(mf, orig, 0o644)
+
 	// A corrupt part is reported as a corrupt checkpoint, with no output.
 	pt, _, _ := partFiles(filepath.Join(out, rundir.CheckpointDir), "part-00001")
 	good := readFile(t, pt)

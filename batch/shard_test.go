@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aem-dev/aem/internal/badinput"
@@ -145,6 +146,21 @@ func TestMergeRejectsOtherSettings(t *testing.T) {
 	mustRun(t, o)
 	if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{}, filepath.Join(dir, "m"), a, b); !errors.Is(err, rundir.ErrShardMismatch) {
 		t.Fatalf("Merge = %v, want rundir.ErrShardMismatch", err)
+	}
+
+	// Shards scored under different metric versions (b's summary from an
+	// aem before versions were recorded) are refused, naming both.
+	o = baseOptions(in, b)
+	o.Shard = rundir.Shard{Index: 1, Count: 2}
+	mustRun(t, o)
+	sum := filepath.Join(b, rundir.SummaryFile)
+	old := strings.Replace(string(readFile(t, sum)), fmt.Sprintf(`"metric_version": %d,`, metrics.Version), "", 1)
+	if err := os.WriteFile(sum, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := rundir.Merge(context.Background(), rundir.MergeOptions{}, filepath.Join(dir, "m2"), a, b)
+	if !errors.Is(err, rundir.ErrShardMismatch) || !strings.Contains(err.Error(), fmt.Sprintf("metric version 1, %s under %d", a, metrics.Version)) {
+		t.Fatalf("Merge of two metric versions = %v, want rundir.ErrShardMismatch naming both", err)
 	}
 }
 
