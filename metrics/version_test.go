@@ -15,8 +15,10 @@ import (
 var updateVersion = flag.Bool("update", false, "rewrite testdata/version/verdicts.golden")
 
 // versionCorpus is the corpus whose verdicts pin the metric's meaning: the
-// bundled example, its tool-call dialogs with their definitions, and every
-// dialog file under testdata/ (add dialogs that show a new rule there).
+// bundled example, its tool-call dialogs with their definitions, the
+// planted wrong values and rewordings of every value kind
+// (datasets/planted), and every dialog file under testdata/ (add dialogs
+// that show a new rule there).
 func versionCorpus(t *testing.T) []Dialog {
 	t.Helper()
 	ds := loadJSONL(t, "../datasets/example/golden.jsonl")
@@ -32,6 +34,7 @@ func versionCorpus(t *testing.T) []Dialog {
 		d.Tools = tools
 		ds = append(ds, d)
 	}
+	ds = append(ds, loadJSONL(t, "../datasets/planted/planted.jsonl")...)
 	files, err := filepath.Glob("testdata/*.jsonl")
 	if err != nil {
 		t.Fatal(err)
