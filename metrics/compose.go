@@ -130,7 +130,7 @@ func reason(js []judged, r DialogResult) string {
 		if j.v.Pass || !j.v.RootCause {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("turn %d %s (root cause)", j.v.TurnNo, j.v.OwnReason))
+		parts = append(parts, fmt.Sprintf("turn %d %s%s (root cause)", j.v.TurnNo, j.v.OwnReason, typeField(j.v)))
 		if t := j.v.TurnNo; !done[t] && len(cascades[t]) > 0 {
 			done[t] = true
 			parts = append(parts, fmt.Sprintf("%s %s from turn %d", turnList(cascades[t]), ReasonPriorActionFailed, t))
@@ -138,6 +138,20 @@ func reason(js []judged, r DialogResult) string {
 	}
 	failed := r.TurnCount - r.PassedCount
 	return fmt.Sprintf("%d of %d turns failed: %s", failed, r.TurnCount, strings.Join(parts, "; "))
+}
+
+// typeField names where a turn failed invalid_parameter_type (" at
+// tool.action.table[1][0]", the first such value); "" for other reasons.
+func typeField(v Verdict) string {
+	if v.OwnReason != ReasonInvalidType {
+		return ""
+	}
+	for _, fs := range v.FieldScores {
+		if fs.Method == MethodType {
+			return " at " + fs.Field
+		}
+	}
+	return ""
 }
 
 // turnList formats sorted turn numbers with runs collapsed: "turn 3",

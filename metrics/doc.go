@@ -78,10 +78,14 @@
 // or the schema does not require it and its default is the gold value; a
 // predicted parameter gold leaves out is fine when it is an optional
 // parameter given its default, else extra_parameters; a predicted value of
-// a type its schema does not allow (an integer fits number; an integer is
-// written without fraction or exponent) fails invalid_parameter_type
-// (method "type") instead of being compared. Without definitions none of
-// this applies and every gold key is required.
+// a type its schema does not allow, at any depth (an integer fits number,
+// except inside an array of BFCL's float; an integer is written without
+// fraction or exponent), and below the top level an object without a key
+// its schema requires or with one its schema closes, fails
+// invalid_parameter_type (method "type" at the value's path, which the
+// dialog's Reason names) instead of being compared, wherever it sits: an
+// extra array element of a bad type fails the same way. Without
+// definitions none of this applies and every gold key is required.
 //
 // A Tool turn with GoldNoCall says no tool should be called: it passes when
 // no call is predicted and is unexpected_turn when one is.

@@ -76,21 +76,25 @@ func goldArgViolations(args *tooldef.Schema, gold map[string]any) []tooldef.Viol
 
 // goldViolations checks a gold value against s: each $any alternative in
 // its place, objects and arrays holding specs part by part, the rest with
-// Schema.Validate.
-func goldViolations(s *tooldef.Schema, path string, v any) []tooldef.Violation {
+// Schema.Validate (ValidateItem for an element of an array: elem).
+func goldViolations(s *tooldef.Schema, path string, v any, elem bool) []tooldef.Violation {
 	if sp, ok := specOf(v); ok {
 		var out []tooldef.Violation
 		for _, a := range sp.alts {
-			out = append(out, goldViolations(s, path, a)...)
+			out = append(out, goldViolations(s, path, a, elem)...)
 		}
 		return out
 	}
+	validate := s.Validate
+	if elem {
+		validate = s.ValidateItem
+	}
 	if s == nil || !holdsSpec(v) {
-		return s.Validate(path, v)
+		return validate(path, v)
 	}
 	if !tooldef.TypeFits(s.Types, v) || len(s.AnyOf) > 0 || len(s.AllOf) > 0 || s.Ref != nil {
 		// Rare: judge the first alternative of every spec.
-		return s.Validate(path, firstAlternatives(v))
+		return validate(path, firstAlternatives(v))
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -98,7 +102,7 @@ func goldViolations(s *tooldef.Schema, path string, v any) []tooldef.Violation {
 	case []any:
 		var out []tooldef.Violation
 		for i, e := range x {
-			out = append(out, goldViolations(s.Item(i), path+"["+strconv.Itoa(i)+"]", e)...)
+			out = append(out, goldViolations(s.Item(i), path+"["+strconv.Itoa(i)+"]", e, true)...)
 		}
 		return out
 	}
@@ -125,7 +129,7 @@ func goldObject(s *tooldef.Schema, path string, m map[string]any, closed bool) [
 			out = append(out, tooldef.Violation{Field: joinPath(path, k), Rule: tooldef.RuleUnknown, Detail: "the tool definition has no such parameter"})
 			continue
 		}
-		out = append(out, goldViolations(ps, joinPath(path, k), m[k])...)
+		out = append(out, goldViolations(ps, joinPath(path, k), m[k], false)...)
 	}
 	return out
 }
@@ -183,6 +187,32 @@ func firstAlternatives(v any) any {
 		return out
 	}
 	return v
+}
+
+// shapeRule reports whether a violation of a predicted value is judged
+// invalid_parameter_type: a type the schema does not allow, at any depth,
+// and below the top level a required key left out or a key the object does
+// not allow. (Enum membership is a value's meaning, judged against gold.)
+func shapeRule(v tooldef.Violation) bool {
+	switch v.Rule {
+	case tooldef.RuleType:
+		return true
+	case tooldef.RuleRequired, tooldef.RuleUnknown:
+		return strings.ContainsAny(v.Field, ".[")
+	}
+	return false
+}
+
+// typesUnvisited records a "type" FieldScore for every predicted value of
+// a bad type or shape that comparing with gold did not reach (an array
+// element or a key gold does not have, a value below one compared as a
+// whole): a value's type is judged before its meaning, wherever it sits.
+func (c *comparer) typesUnvisited() {
+	for _, path := range sortedKeys(c.badType) {
+		if !slices.ContainsFunc(c.scores, func(s FieldScore) bool { return s.Field == path && s.Method == MethodType }) {
+			c.scores = append(c.scores, FieldScore{Field: path, Method: MethodType})
+		}
+	}
 }
 
 // omittable reports whether a prediction may leave out gold parameter k:

@@ -167,6 +167,7 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	if err := j.values(c, g, p, tool); err != nil {
 		return judged{}, err
 	}
+	c.typesUnvisited()
 	v.FieldScores, out.diffs = append(v.FieldScores, c.scores...), c.diffs
 	typeOK, valuesOK := true, true
 	for _, s := range c.scores {
@@ -204,9 +205,12 @@ func (j *judger) structure(gold, pred Call) (toolOK, actionOK, offered bool) {
 	return toolOK, actionOK, true
 }
 
-// typeErrors maps the path of every predicted value whose type its tool's
-// schema does not allow to the violation's detail; nil without tool
-// definitions or when the predicted tool is not offered.
+// typeErrors maps the path of every predicted value that breaks its tool's
+// schema in its type or shape to the violation's detail: a type the schema
+// does not allow at any depth, and, below the top level, a required key
+// left out or a key a closed object does not allow (at the top level those
+// are missing_parameters and extra_parameters, judged against gold). Nil
+// without tool definitions or when the predicted tool is not offered.
 func (j *judger) typeErrors(gold, pred Call) map[string]string {
 	pt := j.tools.Resolve(pred.DefinitionNames()...)
 	if pt == nil {
@@ -215,7 +219,7 @@ func (j *judger) typeErrors(gold, pred Call) map[string]string {
 	base := gold.FieldBase()
 	var out map[string]string
 	for _, viol := range pt.ValidateArgs(pred.Args) {
-		if viol.Rule != tooldef.RuleType {
+		if !shapeRule(viol) {
 			continue
 		}
 		if out == nil {

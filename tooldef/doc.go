@@ -48,10 +48,15 @@
 // declared, and an integer must be written without fraction or exponent,
 // as BFCL's checker reads JSON), enum and const membership ("enum"), the
 // required and allowed keys of nested objects, items of arrays, anyOf,
-// allOf ("any_of", "all_of"). A value equal to the schema's default is
-// always accepted (real tool schemas declare "default": null on a string
+// allOf ("any_of", "all_of"), at any depth. An element of an array whose
+// items BFCL's dialect declares float (or double) must be written as one:
+// BFCL's checker converts an integer to a float for a parameter's own
+// value, not inside a list (Schema.Float; JSON Schema's number takes
+// integers everywhere). A value equal to the schema's default is always
+// accepted (real tool schemas declare "default": null on a string
 // parameter that may be null). Violations come in a stable order (keys
-// sorted) with the field's path ("filters.region[1]").
+// sorted) with the field's path ("filters.region[1]", "table[1][0]"), the
+// offending value and what the schema wanted (Violation.Value, Want).
 //
 // # Names
 //

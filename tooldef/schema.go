@@ -81,6 +81,11 @@ type Schema struct {
 	// Never is true for the schema `false`: no value fits.
 	Never bool
 
+	// Float is true when the type is declared in BFCL's (Python's)
+	// dialect as float or double and not also as an integer: inside an
+	// array, an integer literal is not one (see Validate).
+	Float bool
+
 	// Format and Pattern are the string keywords as given; they are not
 	// checked, but they mark a value compared exactly (see package
 	// metrics).
@@ -267,6 +272,8 @@ func (p *schemaParser) types(at string, m map[string]any, s *Schema) error {
 		s.Types = appendType(s.Types, t)
 	}
 	s.Declared = strings.Join(names, "|")
+	s.Float = !anyType && !slices.Contains(s.Types, Integer) &&
+		slices.ContainsFunc(names, func(n string) bool { return n == "float" || n == "double" })
 	if anyType {
 		s.Types = nil
 	} else if n, _ := m["nullable"].(bool); n {
@@ -408,6 +415,7 @@ func (p *schemaParser) combinators(at string, m map[string]any, s *Schema) error
 		if folded, ok := foldTypes(alts); ok && len(s.Types) == 0 && s.Declared == "" {
 			s.Types = folded
 			s.Declared = joinTypes(folded)
+			s.Float = !slices.Contains(folded, Integer) && slices.ContainsFunc(alts, func(a *Schema) bool { return a.Float })
 			continue
 		}
 		s.AnyOf = append(s.AnyOf, alts...)

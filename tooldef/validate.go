@@ -31,6 +31,13 @@ type Violation struct {
 	Field  string
 	Rule   Rule
 	Detail string // what is wrong, e.g. `expected integer, got a string "5"`
+	// Value is the offending value (decoded JSON); nil for a required key
+	// that is absent.
+	Value any
+	// Want is what the schema wanted there, in words: "integer",
+	// `one of ["celsius","fahrenheit"]`, "one of the parameters a, b",
+	// "present".
+	Want string
 }
 
 // String renders the violation as "FIELD: DETAIL (rule RULE)".
@@ -41,9 +48,24 @@ func (v Violation) String() string {
 // Validate checks v against the schema and returns every violation, in a
 // stable order; none means v fits. path prefixes the fields reported. A nil
 // schema accepts everything.
+//
+// Elements of arrays are judged like any value, with one rule of BFCL's
+// (Python's) dialect: where the items are declared float (or double), an
+// integer literal is not one. BFCL's checker converts an integer to a float
+// for a parameter's own value, as Python does in a call, but not inside a
+// list ([133, 34] is not a list of floats); JSON Schema's number takes
+// integers at any depth.
 func (s *Schema) Validate(path string, v any) []Violation {
 	c := &checker{budget: maxSteps}
-	s.validate(c, path, v)
+	s.validate(c, path, v, false)
+	return c.out
+}
+
+// ValidateItem is Validate for an element of an array (the float rule
+// above applies to v itself).
+func (s *Schema) ValidateItem(path string, v any) []Violation {
+	c := &checker{budget: maxSteps}
+	s.validate(c, path, v, true)
 	return c.out
 }
 
@@ -80,7 +102,8 @@ func (c *checker) step(path string) bool {
 	return false
 }
 
-func (s *Schema) validate(c *checker, path string, v any) {
+// validate checks v at path; elem is true for an element of an array.
+func (s *Schema) validate(c *checker, path string, v any, elem bool) {
 	if s == nil || !c.step(path) {
 		return
 	}
@@ -88,15 +111,20 @@ func (s *Schema) validate(c *checker, path string, v any) {
 		return // the default itself (3.0 is not the default 3 of an integer)
 	}
 	if s.Never {
-		c.add(Violation{Field: path, Rule: RuleType, Detail: "the schema allows no value here"})
+		c.add(Violation{Field: path, Rule: RuleType, Detail: "the schema allows no value here", Value: v, Want: "no value"})
 		return
 	}
-	if !TypeFits(s.Types, v) {
-		c.add(Violation{Field: path, Rule: RuleType, Detail: fmt.Sprintf("expected %s, got %s", s.declared(), describe(v))})
+	if !s.fits(v, elem) {
+		detail := fmt.Sprintf("expected %s, got %s", s.declared(), describe(v))
+		if TypeFits(s.Types, v) {
+			detail += " (an integer is not a float inside a list: write it with a fraction, e.g. 3.0)"
+		}
+		c.add(Violation{Field: path, Rule: RuleType, Detail: detail, Value: v, Want: s.declared()})
 		return
 	}
 	if s.Enum != nil && !containsJSON(s.Enum, v) {
-		c.add(Violation{Field: path, Rule: RuleEnum, Detail: fmt.Sprintf("%s is not one of %s", describe(v), render(s.Enum))})
+		c.add(Violation{Field: path, Rule: RuleEnum, Detail: fmt.Sprintf("%s is not one of %s", describe(v), render(s.Enum)),
+			Value: v, Want: "one of " + render(s.Enum)})
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -105,12 +133,22 @@ func (s *Schema) validate(c *checker, path string, v any) {
 		s.array(c, path, x)
 	}
 	if len(s.AnyOf) > 0 {
-		s.anyOf(c, path, v)
+		s.anyOf(c, path, v, elem)
 	}
 	for _, a := range s.AllOf {
-		a.validate(c, path, v)
+		a.validate(c, path, v, elem)
 	}
-	s.Ref.validate(c, path, v)
+	s.Ref.validate(c, path, v, elem)
+}
+
+// fits reports whether v has a type s allows; elem is true for an element
+// of an array, where an integer literal is not a float of BFCL's dialect
+// (Schema.Float).
+func (s *Schema) fits(v any, elem bool) bool {
+	if !TypeFits(s.Types, v) {
+		return false
+	}
+	return !elem || !s.Float || TypeOf(v) != Integer || slices.Contains(s.Types, Integer)
 }
 
 // declared names the allowed types for messages.
@@ -127,17 +165,17 @@ func (s *Schema) declared() string {
 func (s *Schema) object(c *checker, path string, m map[string]any, closed bool) {
 	for _, k := range s.Required {
 		if _, ok := m[k]; !ok {
-			c.add(Violation{Field: join(path, k), Rule: RuleRequired, Detail: "required parameter is missing"})
+			c.add(Violation{Field: join(path, k), Rule: RuleRequired, Detail: "required parameter is missing", Want: "present"})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		at := join(path, k)
 		ps, allowed := s.Property(k, closed)
 		if !allowed {
-			c.add(Violation{Field: at, Rule: RuleUnknown, Detail: "the schema has no such parameter" + s.listing()})
+			c.add(Violation{Field: at, Rule: RuleUnknown, Detail: "the schema has no such parameter" + s.listing(), Value: m[k], Want: "no such key" + s.listing()})
 			continue
 		}
-		ps.validate(c, at, m[k])
+		ps.validate(c, at, m[k], false)
 	}
 }
 
@@ -151,20 +189,20 @@ func (s *Schema) listing() string {
 
 func (s *Schema) array(c *checker, path string, list []any) {
 	for i, e := range list {
-		s.Item(i).validate(c, path+"["+strconv.Itoa(i)+"]", e)
+		s.Item(i).validate(c, path+"["+strconv.Itoa(i)+"]", e, true)
 	}
 }
 
 // anyOf accepts v when one alternative has no violation. Otherwise it
 // reports the violations of the first alternative whose type fits v, or a
 // type violation naming every alternative's type.
-func (s *Schema) anyOf(c *checker, path string, v any) {
+func (s *Schema) anyOf(c *checker, path string, v any, elem bool) {
 	var first []Violation
 	fitting := false
 	var names []string
 	for _, a := range s.AnyOf {
 		sub := &checker{budget: c.budget}
-		a.validate(sub, path, v)
+		a.validate(sub, path, v, elem)
 		c.budget = sub.budget
 		if sub.exhausted {
 			c.step(path)
@@ -175,7 +213,7 @@ func (s *Schema) anyOf(c *checker, path string, v any) {
 			return
 		}
 		names = append(names, a.declaredOrAny())
-		if !fitting && TypeFits(a.Types, v) {
+		if !fitting && a.fits(v, elem) {
 			first, fitting = vs, true
 		}
 	}
@@ -186,7 +224,8 @@ func (s *Schema) anyOf(c *checker, path string, v any) {
 		return
 	}
 	c.add(Violation{Field: path, Rule: RuleType,
-		Detail: fmt.Sprintf("expected one of anyOf's alternatives (%s), got %s", strings.Join(names, ", "), describe(v))})
+		Detail: fmt.Sprintf("expected one of anyOf's alternatives (%s), got %s", strings.Join(names, ", "), describe(v)),
+		Value:  v, Want: "one of " + strings.Join(names, ", ")})
 }
 
 func (s *Schema) declaredOrAny() string {
@@ -208,7 +247,7 @@ func (t *Tool) validateArgs(args map[string]any, budget int) []Violation {
 	p := t.Args()
 	p.object(c, "", args, !p.OpenObject)
 	for _, a := range p.AllOf {
-		a.validate(c, "", args)
+		a.validate(c, "", args, false)
 	}
 	return c.out
 }

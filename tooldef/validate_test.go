@@ -79,17 +79,18 @@ func TestValidateArgs(t *testing.T) {
 
 		{"bfcl ok", bfcl, "uber.ride", `{"loc": "2020 Addison Street", "type": "plus", "time": 10}`, ""},
 		{"bfcl enum", bfcl, "uber.ride", `{"loc": "x", "type": "pool", "time": 10}`, "type|enum;"},
-		{"bfcl float items take ints", bfcl, "math.mean", `{"numbers": [1, 2.5]}`, ""},
-		{"bfcl float items refuse strings", bfcl, "math.mean", `{"numbers": [1, "2"]}`, "numbers[1]|type;"},
-		{"bfcl tuple is an array", bfcl, "math.mean", `{"numbers": [1], "weights": [0.5]}`, ""},
-		{"bfcl tuple not object", bfcl, "math.mean", `{"numbers": [1], "weights": {"a": 1}}`, "weights|type;"},
-		{"bfcl default accepted", bfcl, "math.mean", `{"numbers": [1], "weights": []}`, ""},
+		{"bfcl float items take floats", bfcl, "math.mean", `{"numbers": [1.0, 2.5]}`, ""},
+		{"bfcl float items refuse integer literals", bfcl, "math.mean", `{"numbers": [1, 2.5]}`, "numbers[0]|type;"},
+		{"bfcl float items refuse strings", bfcl, "math.mean", `{"numbers": [1.0, "2"]}`, "numbers[1]|type;"},
+		{"bfcl tuple is an array", bfcl, "math.mean", `{"numbers": [1.0], "weights": [0.5]}`, ""},
+		{"bfcl tuple not object", bfcl, "math.mean", `{"numbers": [1.5], "weights": {"a": 1}}`, "weights|type;"},
+		{"bfcl default accepted", bfcl, "math.mean", `{"numbers": [1.5], "weights": []}`, ""},
 		{"a float equal to an integer default is no default", openai, "get_weather", `{"city": "P", "days": 1.0}`, "days|type;"},
 		{"the integer default", openai, "get_weather", `{"city": "P", "days": 1}`, ""},
-		{"bfcl any takes every type", bfcl, "math.mean", `{"numbers": [1], "label": {"x": [1]}}`, ""},
-		{"bfcl dict", bfcl, "math.mean", `{"numbers": [1], "options": {"round": 2}}`, ""},
-		{"bfcl dict inner type", bfcl, "math.mean", `{"numbers": [1], "options": {"round": "2"}}`, "options.round|type;"},
-		{"bfcl dict open", bfcl, "math.mean", `{"numbers": [1], "options": {"other": 1}}`, ""},
+		{"bfcl any takes every type", bfcl, "math.mean", `{"numbers": [1.5], "label": {"x": [1]}}`, ""},
+		{"bfcl dict", bfcl, "math.mean", `{"numbers": [1.5], "options": {"round": 2}}`, ""},
+		{"bfcl dict inner type", bfcl, "math.mean", `{"numbers": [1.5], "options": {"round": "2"}}`, "options.round|type;"},
+		{"bfcl dict open", bfcl, "math.mean", `{"numbers": [1.5], "options": {"other": 1}}`, ""},
 		{"bfcl dict for array", bfcl, "math.mean", `{"numbers": {"a": 1}}`, "numbers|type;"},
 	}
 	for _, tt := range tests {
@@ -203,5 +204,44 @@ func TestEqualJSONAndTypeOf(t *testing.T) {
 				t.Errorf("TypeOf(%#v) = %q, want %q", v, got, want)
 			}
 		}
+	}
+}
+
+// TestValidateNested: every way a value can break its schema three levels
+// down (arrays of arrays, arrays of objects holding arrays of objects, maps
+// of arrays), each reported at its own path.
+func TestValidateNested(t *testing.T) {
+	tool := mustParseFile(t, "nested.json").Lookup("restock")
+	ok := `"orders": [{"store": "A", "lines": [{"sku": "x1", "qty": 2}, {"sku": "x2", "qty": 1, "unit": "box"}]}]`
+	tests := []struct{ name, args, want string }{
+		{"all good", `{` + ok + `, "table": [[1, 2], [3]], "matrix": [[0.5, 1.0]], "attrs": {"a": [1], "b": []}}`, ""},
+		{"table not an array", `{` + ok + `, "table": 5}`, "table|type;"},
+		{"row not an array", `{` + ok + `, "table": [[1], 2]}`, "table[1]|type;"},
+		{"cell not an integer", `{` + ok + `, "table": [[1], [2, "3"]]}`, "table[1][1]|type;"},
+		{"cell with a fraction", `{` + ok + `, "table": [[1.5]]}`, "table[0][0]|type;"},
+		{"float cell an integer literal", `{` + ok + `, "matrix": [[0.5], [2]]}`, "matrix[1][0]|type;"},
+		{"order not an object", `{"orders": ["x"]}`, "orders[0]|type;"},
+		{"order without lines", `{"orders": [{"store": "A"}]}`, "orders[0].lines|required;"},
+		{"line not an object", `{"orders": [{"lines": [1]}]}`, "orders[0].lines[0]|type;"},
+		{"line qty a string", `{"orders": [{"lines": [{"sku": "x", "qty": "2"}]}]}`, "orders[0].lines[0].qty|type;"},
+		{"line without sku", `{"orders": [{"lines": [{"qty": 2}]}]}`, "orders[0].lines[0].sku|required;"},
+		{"line with an unknown key", `{"orders": [{"lines": [{"sku": "x", "qty": 2, "color": "red"}]}]}`, "orders[0].lines[0].color|unknown;"},
+		{"line unit outside the enum", `{"orders": [{"lines": [{"sku": "x", "qty": 2, "unit": "crate"}]}]}`, "orders[0].lines[0].unit|enum;"},
+		{"map value cell", `{` + ok + `, "attrs": {"a": [1, "2"]}}`, "attrs.a[1]|type;"},
+		{"several at once", `{"orders": [{"lines": [{"sku": 1, "qty": 2.0}]}, 3], "table": [["a"]]}`,
+			"orders[0].lines[0].qty|type;orders[0].lines[0].sku|type;orders[1]|type;table[0][0]|type;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vs := tool.ValidateArgs(decode(t, tt.args))
+			if got := render3(vs); got != tt.want {
+				t.Errorf("violations %q, want %q\n%v", got, tt.want, vs)
+			}
+			for _, v := range vs {
+				if v.Want == "" || v.Rule != RuleRequired && v.Value == nil {
+					t.Errorf("violation without the value or what was wanted: %+v", v)
+				}
+			}
+		})
 	}
 }
