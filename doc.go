@@ -13,6 +13,9 @@
 //	  internal/safefile     the one atomic file writer and a file's sha256
 //	  internal/location     local paths and gocloud.dev/blob URLs
 //	  internal/otlpjson     the OTLP JSON encoding (spans in, log records out)
+//	  internal/visible      control characters of untrusted text shown, not
+//	                        sent (terminal messages, TSV fields)
+//	  internal/markdown     untrusted text quoted into Markdown
 //	  internal/browsertest  headless Chromium for the pages' tests (test-only)
 //	1 pure logic, no I/O
 //	  metrics      the metric itself: per-turn checks, attribution of root

@@ -5,11 +5,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/aem-dev/aem/embed"
 	"github.com/aem-dev/aem/home"
+	"github.com/aem-dev/aem/internal/visible"
 	"github.com/aem-dev/aem/models"
 )
 
@@ -133,7 +136,7 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "%s\t%s\n", m.ID, out)
+			writeTSV(env.Stdout, m.ID, out)
 		}
 	case "pull":
 		if len(rest) != 1 {
@@ -146,7 +149,7 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "%s\t%s\n", m.ID, dest)
+		writeTSV(env.Stdout, m.ID, dest)
 	case "verify":
 		if len(rest) > 1 {
 			return usage("models verify takes at most one DIR")
@@ -165,7 +168,7 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "ok\t%s\t%s\n", m.ID, dir)
+			writeTSV(env.Stdout, "ok", m.ID, dir)
 		}
 	case "list":
 		if len(rest) != 0 {
@@ -193,7 +196,7 @@ func listModels(env *Env, roots []home.Root) error {
 		for _, e := range l {
 			n++
 			if e.Err != nil {
-				fmt.Fprintf(env.Stdout, "?\t-\t-\t-\t%s\n", e.Dir)
+				writeTSV(env.Stdout, "?", "-", "-", "-", e.Dir)
 				fmt.Fprintf(env.Stderr, "aem: %s: %s\n", e.Dir, oneLine(e.Err))
 				continue
 			}
@@ -201,7 +204,7 @@ func listModels(env *Env, roots []home.Root) error {
 			if e.Manifest.Name == embed.DefaultModelName {
 				precision += " (default)"
 			}
-			fmt.Fprintf(env.Stdout, "%s\t%s\t%d\t%s\t%s\n", e.Manifest.Name, e.Manifest.ID, e.Manifest.Dim, precision, e.Dir)
+			writeTSV(env.Stdout, e.Manifest.Name, e.Manifest.ID, strconv.Itoa(e.Manifest.Dim), precision, e.Dir)
 		}
 	}
 	if n == 0 {
@@ -220,3 +223,13 @@ func lookupOr(c *Command) *Command {
 }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
+
+// writeTSV writes one row of tab-separated fields: a tab, a line break or
+// another control character inside a field (a model's name or directory)
+// is shown as its escape (\t, \n, \x1b), so every row keeps its columns.
+func writeTSV(w io.Writer, fields ...string) {
+	for i, f := range fields {
+		fields[i] = visible.Line(f)
+	}
+	fmt.Fprintln(w, strings.Join(fields, "\t"))
+}

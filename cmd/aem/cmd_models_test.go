@@ -50,6 +50,20 @@ func TestModelsListVerify(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "?\t-\t-\t-\t"+broken) {
 		t.Errorf("list = %q", out)
 	}
+	// A directory whose name holds a tab, a line break and an escape keeps
+	// its row's five columns, the characters shown.
+	os.RemoveAll(broken)
+	hostile := filepath.Join(home, "models", "a\tb\nc\x1b[2J")
+	os.MkdirAll(hostile, 0o755)
+	out.Reset()
+	if err := runCommand(context.Background(), env, cmdModels(), []string{"list"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "?\t-\t-\t-\t" + filepath.Join(home, "models", `a\tb\nc\x1b[2J`) + "\n"; out.String() != want {
+		t.Errorf("list of a hostile name = %q, want %q", out, want)
+	}
+	os.RemoveAll(hostile)
+	os.MkdirAll(broken, 0o755)
 	err := runCommand(context.Background(), env, cmdModels(), []string{"verify", broken})
 	if !errors.Is(err, models.ErrMissingFile) || !strings.Contains(err.Error(), broken) {
 		t.Errorf("verify broken: err = %v", err)

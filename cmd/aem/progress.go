@@ -13,7 +13,8 @@ import (
 // rewritten in place on a terminal, a plain log line every logEvery
 // otherwise. It never writes to stdout.
 type progress struct {
-	w        io.Writer
+	w        io.Writer // log lines
+	redraw   io.Writer // the status line on a terminal
 	tty      bool
 	now      func() time.Time
 	logEvery time.Duration
@@ -31,7 +32,11 @@ func newProgress(env *Env, quiet bool, extra func(batch.Stats, int64) string) ba
 	if quiet {
 		return batch.NoopProgress{}
 	}
-	return &progress{w: env.Stderr, tty: env.StderrTTY, now: env.Now, logEvery: 10 * time.Second, extra: extra}
+	redraw := env.StatusLine
+	if redraw == nil {
+		redraw = env.Stderr
+	}
+	return &progress{w: env.Stderr, redraw: redraw, tty: env.StderrTTY, now: env.Now, logEvery: 10 * time.Second, extra: extra}
 }
 
 func (p *progress) Start(totalRows int64) {
@@ -60,7 +65,7 @@ func (p *progress) Done(s batch.Stats, err error) {
 		p.print(s)
 	}
 	if p.tty && p.drawn {
-		fmt.Fprintln(p.w)
+		fmt.Fprintln(p.redraw)
 	}
 }
 
@@ -70,7 +75,7 @@ func (p *progress) print(s batch.Stats) {
 		line += p.extra(s, p.total)
 	}
 	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		fmt.Fprintf(p.redraw, "\r\033[K%s", line)
 		p.drawn = true
 		return
 	}

@@ -1,15 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 
 	"github.com/aem-dev/aem/embed"
 	"github.com/aem-dev/aem/home/hometest"
@@ -45,6 +51,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
+			"mdsafe":   cmdMarkdownSafe,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -87,5 +94,34 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// markdownTags are the elements Markdown itself produces (GitHub's
+// flavour); an element outside them in a rendered file came from raw
+// HTML in it.
+var markdownTags = map[string]bool{"p": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"ul": true, "ol": true, "li": true, "code": true, "pre": true, "blockquote": true, "hr": true, "br": true,
+	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "strong": true, "em": true, "del": true}
+
+var htmlTag = regexp.MustCompile(`<([a-zA-Z][a-zA-Z0-9]*)`)
+
+// cmdMarkdownSafe is the script command "mdsafe FILE": it renders the
+// Markdown FILE as GitHub does, raw HTML allowed as the laxest viewers
+// allow it, and fails when the page holds an element Markdown does not
+// make (raw HTML that reached the file) or a link.
+func cmdMarkdownSafe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mdsafe FILE")
+	}
+	var page bytes.Buffer
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
+	if err := gm.Convert([]byte(ts.ReadFile(args[0])), &page); err != nil {
+		ts.Fatalf("mdsafe: %v", err)
+	}
+	for _, m := range htmlTag.FindAllStringSubmatch(page.String(), -1) {
+		if !markdownTags[strings.ToLower(m[1])] {
+			ts.Fatalf("mdsafe: %s renders a <%s> element", args[0], m[1])
+		}
 	}
 }

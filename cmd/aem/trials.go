@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/aem-dev/aem/internal/markdown"
 	"github.com/aem-dev/aem/metrics/trials"
 	"github.com/aem-dev/aem/rundir"
 )
@@ -45,7 +46,7 @@ func compareTrials(ctx context.Context, w io.Writer, dirs []string) error {
 	}
 	fmt.Fprintf(w, "\n## Reliability over trials\n\npass^k: every one of k trials of a task passes (τ-bench); pass@k: at least one does.\n\n| k |")
 	for _, d := range dirs {
-		fmt.Fprintf(w, " %s pass^k | %s pass@k |", d, d)
+		fmt.Fprintf(w, " %s pass^k | %s pass@k |", markdown.CodeCell(d), markdown.CodeCell(d))
 	}
 	fmt.Fprintf(w, " Δ pass^k (last - first) |\n|---|")
 	for range dirs {
@@ -61,7 +62,7 @@ func compareTrials(ctx context.Context, w io.Writer, dirs []string) error {
 	}
 	fmt.Fprintf(w, "\nflaky tasks:")
 	for i, s := range sums {
-		fmt.Fprintf(w, " %s %d/%d (%.3f)", dirs[i], s.Flaky, s.Tasks, s.FlakyShare)
+		fmt.Fprintf(w, " %s %d/%d (%.3f)", markdown.Code(dirs[i]), s.Flaky, s.Tasks, s.FlakyShare)
 	}
 	fmt.Fprintln(w)
 	return nil

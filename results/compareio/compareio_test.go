@@ -256,7 +256,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Regression gate: FAILED", "semantic 0.31 < 0.50 (fields.sales.step.metric)", "80 turns regressed** (20 root causes, 60 cascades)",
-		"1. `d001` turn 2 (action, sales.step2): **tool_mismatch**, root cause", "significant shift", "### Dialogs whose test_pass flipped (20)"} {
+		"1. `d001` turn 2 (action, `sales.step2`): **tool_mismatch**, root cause", "significant shift", "### Dialogs whose test_pass flipped (20)"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("compare.md lacks %q", want)
 		}

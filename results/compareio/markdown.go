@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/aem-dev/aem/internal/markdown"
 	"github.com/aem-dev/aem/metrics/compare"
 	"github.com/aem-dev/aem/metrics/trials"
 )
@@ -37,7 +38,7 @@ func WriteMarkdown(w io.Writer, rep *compare.Report) error {
 	if len(rep.Mismatches) > 0 {
 		p("> **Warning: runs compared despite differences (--allow-mismatch).**\n")
 		for _, m := range rep.Mismatches {
-			p("> - %s: %s is %s, base has %s\n", code(m.Candidate), m.Field, code(m.Value), code(m.Base))
+			p("> - %s: %s is %s, base has %s\n", code(m.Candidate), text(m.Field), code(m.Value), code(m.Base))
 		}
 		p("\n")
 	}
@@ -61,7 +62,7 @@ func writeGate(p printer, rep *compare.Report) {
 	p("**Regression gate: FAILED.** Significantly worse than the base:\n\n")
 	for _, f := range g.Failures {
 		p("- %s on %s: %s → %s (%s, CI upper end %s, Holm-adjusted p %s)\n",
-			code(f.Candidate), f.Metric, pct(f.Base), pct(f.Value), pp(f.Diff), pp(f.CIHi), fmtP(f.PAdjusted))
+			code(f.Candidate), text(f.Metric), pct(f.Base), pct(f.Value), pp(f.Diff), pp(f.CIHi), fmtP(f.PAdjusted))
 	}
 	p("\nRule: %s.\n\n", g.Rule)
 }
@@ -70,7 +71,7 @@ func writeTrend(p printer, rep *compare.Report) {
 	p("## Trend across runs\n\nEach run's own figure over all its turns; Δ and verdict from the paired comparison with the base.\n\n")
 	p("| metric |")
 	for _, r := range rep.Runs {
-		p(" %s |", code(r.Name))
+		p(" %s |", codeCell(r.Name))
 	}
 	p("\n|---|")
 	for range rep.Runs {
@@ -78,7 +79,7 @@ func writeTrend(p printer, rep *compare.Report) {
 	}
 	p("\n")
 	for _, row := range rep.Trend {
-		p("| %s |", row.Metric)
+		p("| %s |", text(row.Metric))
 		for i := range rep.Runs {
 			cell := "–"
 			if v := row.Values[i]; v != nil {
@@ -128,7 +129,7 @@ func writeComparison(p printer, c *compare.Comparison, several bool) {
 	p("### Overall and sub-metrics\n\n")
 	statHeader(p, "metric", true)
 	for _, s := range append([]compare.Stat{c.Overall, c.RootCauseFree}, c.SubMetrics...) {
-		statRow(p, s.Key, s, true)
+		statRow(p, text(s.Key), s, true)
 	}
 	if c.DialogPass != nil {
 		statRow(p, "dialog test_pass", *c.DialogPass, true)
@@ -139,7 +140,7 @@ func writeComparison(p printer, c *compare.Comparison, several bool) {
 		p("### By action-chain bucket\n\n")
 		statHeader(p, "bucket", false)
 		for _, s := range c.ChainBuckets {
-			statRow(p, s.Key, s, false)
+			statRow(p, text(s.Key), s, false)
 		}
 		p("\n")
 	}
@@ -147,7 +148,7 @@ func writeComparison(p printer, c *compare.Comparison, several bool) {
 		p("### By tool/action\n\n")
 		statHeader(p, "tool.action", false)
 		for _, s := range c.Tools {
-			statRow(p, s.Key, s, false)
+			statRow(p, codeCell(s.Key), s, false)
 		}
 		p("\n")
 	}
@@ -165,9 +166,10 @@ func statHeader(p printer, first string, gated bool) {
 	p("| %s | turns | base | candidate | Δ | %s CI of Δ | worse / better | McNemar p | verdict |\n|---|---:|---:|---:|---:|---|---:|---:|---|\n", first, "95%")
 }
 
+// statRow writes one row of a figures table; name is already Markdown.
 func statRow(p printer, name string, s compare.Stat, gated bool) {
 	ci := fmt.Sprintf("[%s, %s]", pp(s.CI.Lo), pp(s.CI.Hi))
-	p("| %s | %d | %s | %s | %s | %s | %d / %d | %s |", cell(name), s.Units, pct(s.Base), pct(s.Candidate), pp(s.Diff), ci, s.Worse, s.Better, fmtP(s.P))
+	p("| %s | %d | %s | %s | %s | %s | %d / %d | %s |", name, s.Units, pct(s.Base), pct(s.Candidate), pp(s.Diff), ci, s.Worse, s.Better, fmtP(s.P))
 	if gated {
 		adj := "–"
 		if s.PAdjusted != nil {
@@ -185,7 +187,7 @@ func writeReasons(p printer, c *compare.Comparison) {
 	p("### By failure reason\n\nShare of paired turns failing with each primary reason (higher is worse), with root causes and cascades counted apart.\n\n")
 	p("| reason | base: root + cascade | candidate: root + cascade | base rate | candidate rate | Δ | %s CI of Δ | worse / better | McNemar p | verdict |\n|---|---:|---:|---:|---:|---:|---|---:|---:|---|\n", "95%")
 	for _, r := range c.FailureReasons {
-		p("| %s | %d + %d | %d + %d | %s | %s | %s | [%s, %s] | %d / %d | %s | %s |\n", r.Key,
+		p("| %s | %d + %d | %d + %d | %s | %s | %s | [%s, %s] | %d / %d | %s | %s |\n", text(r.Key),
 			r.BaseCount.RootCause, r.BaseCount.Cascade, r.CandidateCount.RootCause, r.CandidateCount.Cascade,
 			pct(r.Base), pct(r.Candidate), pp(r.Diff), pp(r.CI.Lo), pp(r.CI.Hi), r.Worse, r.Better, fmtP(r.P), verdictText(r.Stat))
 	}
@@ -207,7 +209,7 @@ func writeReasons(p printer, c *compare.Comparison) {
 	}
 	p("; asymptotic p %s (df %d", fmtP(*s.PAsymptotic), s.DF)
 	if len(s.MergedCategories) > 0 {
-		p(", sparse reasons merged into other: %s", strings.Join(s.MergedCategories, ", "))
+		p(", sparse reasons merged into other: %s", text(strings.Join(s.MergedCategories, ", ")))
 	}
 	p(").\n\n")
 }
@@ -231,7 +233,7 @@ func writeChanges(p printer, title, what string, cs []compare.TurnChange, limit 
 		}
 		where := t.Kind
 		if t.Tool != "" {
-			where += ", " + t.Tool
+			where += ", " + code(t.Tool)
 		}
 		if t.Critical {
 			where += ", critical"
@@ -240,7 +242,7 @@ func writeChanges(p printer, title, what string, cs []compare.TurnChange, limit 
 		if t.OwnReason != "" && t.OwnReason != t.Reason {
 			reason += " (own: " + t.OwnReason + ")"
 		}
-		p("%d. %s%s turn %d (%s): **%s**, %s\n", i+1, code(t.DialogID), trials.Note(t.Trial), t.TurnNo, where, reason, role)
+		p("%d. %s%s turn %d (%s): **%s**, %s\n", i+1, code(t.DialogID), trials.Note(t.Trial), t.TurnNo, where, text(reason), role)
 		p("   - gold: %s\n   - base: %s\n   - candidate: %s\n", code(t.Gold), code(t.BasePredicted), code(t.CandidatePredicted))
 		failing := t.CandidateFieldScores
 		if what == "fixed" {
@@ -259,16 +261,16 @@ func fieldSummary(fs []compare.FieldScore) string {
 		if f.Pass {
 			continue
 		}
-		s := fmt.Sprintf("%s %s %.2f", f.Field, f.Method, f.Score)
+		s := fmt.Sprintf("%s %s %.2f", code(f.Field), text(f.Method), f.Score)
 		if f.Method == "semantic" {
-			s += fmt.Sprintf(" < %.2f", f.Threshold)
+			s += fmt.Sprintf(" < %.2f", f.Threshold) // "< " opens no tag
 			if f.ThresholdFrom != "" {
-				s += " (" + f.ThresholdFrom + ")"
+				s += " (" + text(f.ThresholdFrom) + ")"
 			}
 		}
 		parts = append(parts, s)
 	}
-	return cell(strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 func writeFlips(p printer, fs []compare.DialogFlip) {
@@ -285,7 +287,7 @@ func writeFlips(p printer, fs []compare.DialogFlip) {
 		if f.CandidateTestPass {
 			now = "passes"
 		}
-		p("| %s%s | %s | %.2f | %.2f | %s → %s | %s → %s |\n", code(f.DialogID), trials.Note(f.Trial), now, f.BaseScore, f.CandidateScore,
+		p("| %s%s | %s | %.2f | %.2f | %s → %s | %s → %s |\n", codeCell(f.DialogID), trials.Note(f.Trial), now, f.BaseScore, f.CandidateScore,
 			turnOrDash(f.BaseFirstFailure), turnOrDash(f.CandidateFirstFailure), orDash(f.BaseRootCause), orDash(f.CandidateRootCause))
 	}
 	p("\n")
@@ -389,22 +391,31 @@ func orDash(s string) string {
 	if s == "" {
 		return "–"
 	}
-	return s
+	return text(s)
 }
 
-// cell makes text safe inside a Markdown table cell.
-func cell(s string) string {
-	s = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
-	return truncate(s)
-}
+// Every text the report quotes from the runs (names, values, run
+// locations) goes through text, code or codeCell: package markdown
+// escapes it, so that no name reaches a viewer as HTML, a link or a
+// table's end.
 
-// code renders text as inline code, safe inside tables and lists.
+// text is plain text for prose and table cells (pipes escaped), truncated.
+func text(s string) string { return markdown.Text(truncate(s)) }
+
+// code renders s as inline code in prose and lists, truncated.
 func code(s string) string {
 	if s == "" {
 		return "(none)"
 	}
-	s = strings.NewReplacer("`", "'", "|", `\|`, "\n", " ", "\r", " ").Replace(s)
-	return "`" + truncate(s) + "`"
+	return markdown.Code(truncate(s))
+}
+
+// codeCell renders s as inline code inside a table cell.
+func codeCell(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return markdown.CodeCell(truncate(s))
 }
 
 func truncate(s string) string {
