@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"path/filepath"
 
@@ -21,16 +20,17 @@ type compareOptions struct {
 	permutations     int
 }
 
-func (o *compareOptions) addFlags(fs *flag.FlagSet) {
+func (o *compareOptions) addFlags(fs *flagSet) {
 	d := compare.DefaultOptions()
-	fs.StringVar(&o.out, "o", "", "also write compare.json, compare.parquet, compare.md and compare.html into this directory")
-	fs.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare runs scored with different scorers, thresholds, metric settings or golden datasets (recorded in the report)")
-	fs.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 4 when a candidate is significantly worse overall or on any sub-metric")
-	fs.Float64Var(&o.margin, "margin", d.Margin, "tolerated drop in correctness as a share (0.01 = one point) before the gate fails")
-	fs.Float64Var(&o.alpha, "alpha", d.Alpha, "significance level of the tests; confidence intervals are at 1-alpha")
-	fs.Uint64Var(&o.seed, "seed", d.Seed, "seed of the bootstrap and permutation streams")
-	fs.IntVar(&o.bootstrap, "bootstrap", d.Bootstrap, "bootstrap resamples (by dialog) per confidence interval")
-	fs.IntVar(&o.permutations, "permutations", d.Permutations, "sign-flip permutations of the failure-reason shift test")
+	fs.own(topicInput).BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare runs scored with different scorers, thresholds, metric settings or golden datasets (recorded in the report)")
+	st := fs.own(topicStatistics)
+	st.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 4 when a candidate is significantly worse overall or on any sub-metric")
+	st.Float64Var(&o.margin, "margin", d.Margin, "tolerated drop in correctness as a share (0.01 = one point) before the gate fails")
+	st.Float64Var(&o.alpha, "alpha", d.Alpha, "significance level of the tests; confidence intervals are at 1-alpha")
+	st.Uint64Var(&o.seed, "seed", d.Seed, "seed of the bootstrap and permutation streams")
+	st.IntVar(&o.bootstrap, "bootstrap", d.Bootstrap, "bootstrap resamples (by dialog) per confidence interval")
+	st.IntVar(&o.permutations, "permutations", d.Permutations, "sign-flip permutations of the failure-reason shift test")
+	fs.out(&o.out, "also write compare.json, compare.parquet, compare.md and compare.html into this directory")
 }
 
 func (o compareOptions) options() compare.Options {
@@ -81,7 +81,7 @@ EXAMPLES
 	aem compare runs/v1 runs/v2 runs/v3 -o trend
 `,
 	}
-	c.Setup = func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	c.Setup = func(fs *flagSet, env *Env) func(context.Context, []string) error {
 		var o compareOptions
 		o.addFlags(fs)
 		return func(ctx context.Context, args []string) error {
@@ -115,9 +115,6 @@ func runCompare(ctx context.Context, env *Env, o compareOptions, dirs []string) 
 	}
 	if err := compareio.WriteMarkdown(env.Stdout, rep); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := compareTrials(ctx, env.Stdout, dirs); err != nil {
-		return err
 	}
 	if o.failOnRegression {
 		return rep.GateError()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,9 +20,9 @@ import (
 
 func TestCompareFlags(t *testing.T) {
 	var o compareOptions
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs := newFlagSet("compare")
 	o.addFlags(fs)
-	pos, err := parseInterspersed(fs, []string{"runs/v1", "--margin", "0.02", "runs/v2", "-o", "out", "--fail-on-regression", "--seed", "7", "--allow-mismatch", "--alpha", "0.01", "--bootstrap", "500"})
+	pos, err := parseInterspersed(fs.flags, []string{"runs/v1", "--margin", "0.02", "runs/v2", "-o", "out", "--fail-on-regression", "--seed", "7", "--allow-mismatch", "--alpha", "0.01", "--bootstrap", "500"})
 	if err != nil {
 		t.Fatal(err)
 	}

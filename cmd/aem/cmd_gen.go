@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/aem-dev/aem/datasets"
@@ -14,19 +13,19 @@ type genOptions struct {
 	cfg datasets.GenConfig
 }
 
-func (o *genOptions) addFlags(fs *flag.FlagSet) {
+func (o *genOptions) addFlags(fs *flagSet) {
 	def := datasets.DefaultGenConfig()
 	o.cfg = def
-	fs.StringVar(&o.out, "o", "", "output golden dataset (.parquet)")
-	fs.StringVar(&o.out, "out", "", "same as -o")
-	fs.IntVar(&o.cfg.Dialogs, "dialogs", def.Dialogs, "number of dialogs (3-12 turns each)")
-	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "random seed; the same seed and flags give the same file")
-	fs.Float64Var(&o.cfg.WrongRate, "wrong-rate", def.WrongRate, "share of predicted values or replies that are wrong")
-	fs.Float64Var(&o.cfg.ParaphraseRate, "paraphrase-rate", def.ParaphraseRate, "share of predicted tool values that are paraphrases of gold (replies are reworded separately)")
-	fs.BoolVar(&o.cfg.DependsOn, "depends-on", def.DependsOn, "record depends_on for chained calls (without it attribution must infer cascades from evidence)")
-	fs.BoolVar(&o.cfg.HumanLabels, "human-labels", def.HumanLabels, "add human_label and human_score, as a careful annotator would (the rubric: go doc ./datasets)")
-	fs.Float64Var(&o.cfg.LabelNoise, "label-noise", def.LabelNoise, "share of human labels flipped, as annotators disagree")
-	fs.BoolVar(&o.cfg.Latency, "latency", def.Latency, "add latency_ms")
+	fs.out(&o.out, "output golden dataset (.parquet)")
+	d := fs.own(topicDataset)
+	d.IntVar(&o.cfg.Dialogs, "dialogs", def.Dialogs, "number of dialogs (3-12 turns each)")
+	d.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "random seed; the same seed and flags give the same file")
+	d.Float64Var(&o.cfg.WrongRate, "wrong-rate", def.WrongRate, "share of predicted values or replies that are wrong")
+	d.Float64Var(&o.cfg.ParaphraseRate, "paraphrase-rate", def.ParaphraseRate, "share of predicted tool values that are paraphrases of gold (replies are reworded separately)")
+	d.BoolVar(&o.cfg.DependsOn, "depends-on", def.DependsOn, "record depends_on for chained calls (without it attribution must infer cascades from evidence)")
+	d.BoolVar(&o.cfg.HumanLabels, "human-labels", def.HumanLabels, "add human_label and human_score, as a careful annotator would (the rubric: go doc ./datasets)")
+	d.Float64Var(&o.cfg.LabelNoise, "label-noise", def.LabelNoise, "share of human labels flipped, as annotators disagree")
+	d.BoolVar(&o.cfg.Latency, "latency", def.Latency, "add latency_ms")
 }
 
 func cmdGen() *Command {
@@ -46,7 +45,7 @@ EXAMPLES
 	aem gen --dialogs 15000 -o bench-100k.parquet
 	aem gen --dialogs 1000 --human-labels --seed 7 -o labelled.parquet
 `,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+		Setup: func(fs *flagSet, env *Env) func(context.Context, []string) error {
 			var o genOptions
 			o.addFlags(fs)
 			return func(ctx context.Context, args []string) error {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -12,23 +11,21 @@ import (
 
 type importOptions struct {
 	out     string
-	mapping string
-	tools   string
+	input   inputOptions
 	from    string
 	answers string
 	results string
 	pred    predictionOptions
 }
 
-func (o *importOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "o", "", "output golden dataset (.parquet)")
-	fs.StringVar(&o.out, "out", "", "same as -o")
-	fs.StringVar(&o.mapping, "map", "", "column mapping when INPUT is Parquet with other column names: canonical=theirs,...")
-	fs.StringVar(&o.tools, "tools", "", toolsFlagHelp)
-	fs.StringVar(&o.from, "from", "", "source format: bfcl (the Berkeley Function Calling Leaderboard's question files); default: a golden dataset")
-	fs.StringVar(&o.answers, "answers", "", "with --from bfcl: the possible-answer file (default: possible_answer/<INPUT's name> beside INPUT)")
-	fs.StringVar(&o.results, "results", "", "with --from bfcl: a model's result files, comma-separated, as the predictions (default: none)")
+func (o *importOptions) addFlags(fs *flagSet) {
+	o.input.addFlags(fs)
+	in := fs.own(topicInput)
+	in.StringVar(&o.from, "from", "", "source format: bfcl (the Berkeley Function Calling Leaderboard's question files); default: a golden dataset")
+	in.StringVar(&o.answers, "answers", "", "with --from bfcl: the possible-answer file (default: possible_answer/<INPUT's name> beside INPUT)")
+	in.StringVar(&o.results, "results", "", "with --from bfcl: a model's result files, comma-separated, as the predictions (default: none)")
 	o.pred.addFlags(fs)
+	fs.out(&o.out, "output golden dataset (.parquet)")
 }
 
 func cmdImport() *Command {
@@ -59,7 +56,7 @@ EXAMPLES
 	aem import --from bfcl BFCL_v4_live_simple.json BFCL_v4_live_multiple.json --results result.json -o bfcl.parquet
 	aem import gold.jsonl --predictions traces/ -o golden.parquet
 ` + predictionsHelp,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+		Setup: func(fs *flagSet, env *Env) func(context.Context, []string) error {
 			var o importOptions
 			o.addFlags(fs)
 			return func(ctx context.Context, args []string) error {
@@ -68,7 +65,7 @@ EXAMPLES
 				}
 				switch o.from {
 				case "bfcl":
-					if len(args) == 0 || o.tools != "" || o.mapping != "" {
+					if len(args) == 0 || o.input.tools != "" || o.input.mapping != "" {
 						return usagef(lookup("import"), "import --from bfcl takes one or more question files, and neither --tools nor --map")
 					}
 					return runImportBFCL(ctx, env, o, args)
@@ -86,15 +83,11 @@ EXAMPLES
 }
 
 func runImport(ctx context.Context, env *Env, o importOptions, input string) error {
-	mapping, err := golden.ParseMapping(o.mapping)
+	readOpts, err := o.input.readOptions()
 	if err != nil {
 		return err
 	}
-	tools, err := readTools(o.tools)
-	if err != nil {
-		return err
-	}
-	r, err := golden.Open(ctx, input, golden.ReadOptions{Mapping: mapping, Tools: tools})
+	r, err := golden.Open(ctx, input, readOpts)
 	if err != nil {
 		return err
 	}

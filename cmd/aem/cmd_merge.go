@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 
 	"github.com/aem-dev/aem/rundir"
 )
@@ -12,10 +11,9 @@ type mergeOptions struct {
 	workDir string
 }
 
-func (o *mergeOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "o", "", "merged run directory (local path or URL)")
-	fs.StringVar(&o.out, "out", "", "same as -o")
-	fs.StringVar(&o.workDir, "work-dir", "", "where remote shard outputs are downloaded (default: the system temp dir)")
+func (o *mergeOptions) addFlags(fs *flagSet) {
+	fs.out(&o.out, "merged run directory (local path or URL)")
+	fs.shared(topicScale).StringVar(&o.workDir, "work-dir", "", workDirHelp)
 }
 
 func cmdMerge() *Command {
@@ -34,7 +32,7 @@ EXAMPLES
 	aem merge -o out/nightly out/shard-0 out/shard-1 out/shard-2 out/shard-3
 	aem merge -o s3://bucket/runs/nightly s3://bucket/runs/nightly-shard-{0..7}
 `,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+		Setup: func(fs *flagSet, env *Env) func(context.Context, []string) error {
 			var o mergeOptions
 			o.addFlags(fs)
 			return func(ctx context.Context, args []string) error {

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -26,14 +25,17 @@ type modelsOptions struct {
 	skipPinCheck bool
 }
 
-func (o *modelsOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.home, "home", "", "install root holding lib/ and models/ (default: searched, see above)")
-	fs.StringVar(&o.out, "out", "", "convert: output model directory, with --precision (default HOME/models/use-lite and HOME/models/use-lite-int8)")
-	fs.StringVar(&o.precision, "precision", "", "convert: only this form of the model, fp32 or int8 (default both)")
-	fs.StringVar(&o.onnxFile, "onnx-file", "onnx/model.onnx", "pull: repository path of the ONNX export")
-	fs.StringVar(&o.revision, "revision", "main", "pull: branch, tag or commit")
-	fs.BoolVar(&o.force, "force", false, "pull: replace an installed model")
-	fs.BoolVar(&o.skipPinCheck, "skip-pin-check", false, "convert: install even if the output differs from the pinned sha256")
+func (o *modelsOptions) addFlags(fs *flagSet) {
+	in := fs.shared(topicInput)
+	in.StringVar(&o.home, "home", "", "install root holding lib/ and models/ (default: searched, see above)")
+	own := fs.own(topicInput)
+	own.StringVar(&o.onnxFile, "onnx-file", "onnx/model.onnx", "pull: repository path of the ONNX export")
+	own.StringVar(&o.revision, "revision", "main", "pull: branch, tag or commit")
+	fs.out(&o.out, "convert: output model directory, with --precision (default HOME/models/use-lite and HOME/models/use-lite-int8)")
+	out := fs.own(topicOutput)
+	out.StringVar(&o.precision, "precision", "", "convert: only this form of the model, fp32 or int8 (default both)")
+	out.BoolVar(&o.force, "force", false, "pull: replace an installed model")
+	out.BoolVar(&o.skipPinCheck, "skip-pin-check", false, "convert: install even if the output differs from the pinned sha256")
 }
 
 func cmdModels() *Command {
@@ -81,7 +83,7 @@ EXAMPLES
 	aem models pull sentence-transformers/all-MiniLM-L6-v2
 	aem run data.parquet -o out --model .aem/models/sentence-transformers_all-MiniLM-L6-v2
 `,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+		Setup: func(fs *flagSet, env *Env) func(context.Context, []string) error {
 			var o modelsOptions
 			o.addFlags(fs)
 			return func(ctx context.Context, args []string) error {
@@ -111,7 +113,7 @@ func runModels(ctx context.Context, env *Env, o modelsOptions, args []string) er
 			return fmt.Errorf("%w: --precision: %w", errFlagValue, err)
 		}
 		if o.out != "" && o.precision == "" {
-			return usage("models convert --out names one model directory: give --precision fp32 or --precision int8 with it")
+			return usage("models convert -o names one model directory: give --precision fp32 or --precision int8 with it")
 		}
 		var src string
 		if len(rest) == 1 {

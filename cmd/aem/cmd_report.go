@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -18,11 +17,14 @@ type reportOptions struct {
 	causes  int
 }
 
-func (o *reportOptions) addFlags(fs *flag.FlagSet, prefix string) {
-	fs.IntVar(&o.worst, prefix+"worst", report.DefaultWorst, "dialogs the explorer holds, the lowest scores first")
-	fs.StringVar(&o.dialogs, prefix+"dialogs", "", "comma-separated dialog ids the explorer holds too")
-	fs.IntVar(&o.causes, prefix+"causes", report.DefaultCauses, "root-cause classes listed")
-	fs.StringVar(&o.png, prefix+"png", "", "also write the charts as PNG files into this directory")
+// addFlags registers the report's flags, each name after prefix (run's
+// --report-worst).
+func (o *reportOptions) addFlags(fs *flagSet, prefix string) {
+	out := fs.own(topicOutput)
+	out.IntVar(&o.worst, prefix+"worst", report.DefaultWorst, "dialogs the explorer holds, the lowest scores first")
+	out.StringVar(&o.dialogs, prefix+"dialogs", "", "comma-separated dialog ids the explorer holds too")
+	out.IntVar(&o.causes, prefix+"causes", report.DefaultCauses, "root-cause classes listed")
+	out.StringVar(&o.png, prefix+"png", "", "also write the charts as PNG files into this directory")
 }
 
 // options turns the flags into report.Options.
@@ -83,9 +85,9 @@ EXAMPLES
 	aem report s3://bucket/runs/nightly -o nightly.html
 `,
 	}
-	c.Setup = func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	c.Setup = func(fs *flagSet, env *Env) func(context.Context, []string) error {
 		var o reportOptions
-		fs.StringVar(&o.out, "o", "", "output HTML file (default RUN_DIR/report.html)")
+		fs.out(&o.out, "output HTML file (default RUN_DIR/report.html)")
 		o.addFlags(fs, "")
 		return func(ctx context.Context, args []string) error {
 			if len(args) != 1 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -17,13 +16,14 @@ type reviewOptions struct {
 	limit                  int
 }
 
-func (o *reviewOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "o", "", "output review file (default RUN_DIR/review.jsonl)")
-	fs.StringVar(&o.band, "band", "0.4:0.8", "uncertain band LO:HI of the deciding score")
-	fs.Float64Var(&o.near, "near", 0, "instead of --band: scores within this distance of their threshold")
-	fs.IntVar(&o.limit, "limit", review.DefaultLimit, "most items exported")
-	fs.StringVar(&o.tools, "tools", "", "tool definitions, for the tools' and parameters' descriptions (as for aem run)")
-	fs.StringVar(&o.html, "html", "", "also write the labelling page (one HTML file, no server) here")
+func (o *reviewOptions) addFlags(fs *flagSet) {
+	in := fs.own(topicInput)
+	in.StringVar(&o.band, "band", "0.4:0.8", "uncertain band LO:HI of the deciding score")
+	in.Float64Var(&o.near, "near", 0, "instead of --band: scores within this distance of their threshold")
+	in.IntVar(&o.limit, "limit", review.DefaultLimit, "most items exported")
+	in.StringVar(&o.tools, "tools", "", "tool definitions, for the tools' and parameters' descriptions (as for aem run)")
+	fs.out(&o.out, "output review file (default RUN_DIR/review.jsonl)")
+	fs.own(topicOutput).StringVar(&o.html, "html", "", "also write the labelling page (one HTML file, no server) here")
 }
 
 func (o reviewOptions) options(bandGiven bool) (review.Options, error) {
@@ -84,7 +84,7 @@ EXAMPLES
 	aem sweep out/example --labels review-labelled.jsonl
 `,
 	}
-	c.Setup = func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	c.Setup = func(fs *flagSet, env *Env) func(context.Context, []string) error {
 		var o reviewOptions
 		o.addFlags(fs)
 		return func(ctx context.Context, args []string) error {
@@ -92,7 +92,7 @@ EXAMPLES
 				return usagef(c, "review takes exactly one RUN_DIR, got %d", len(args))
 			}
 			bandGiven := false
-			fs.Visit(func(f *flag.Flag) { bandGiven = bandGiven || f.Name == "band" })
+			bandGiven = fs.given("band")
 			opts, err := o.options(bandGiven)
 			if err != nil {
 				return usagef(c, "%w", err)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -17,16 +16,16 @@ import (
 	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/judge"
 	"github.com/aem-dev/aem/metrics/features"
+	"github.com/aem-dev/aem/results/evalevents"
 	"github.com/aem-dev/aem/results/report"
 	"github.com/aem-dev/aem/rundir"
 )
 
 type runOptions struct {
 	out           string
+	input         inputOptions
 	metric        metricOptions
 	scorer        scorerOptions
-	mapping       string
-	tools         string
 	workers       int
 	resume        bool
 	shard         string
@@ -40,24 +39,26 @@ type runOptions struct {
 	reportOpts    reportOptions
 }
 
-func (o *runOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "o", "", "output run directory (local path, file://, s3:// or gs:// URL)")
-	fs.StringVar(&o.out, "out", "", "same as -o")
+func (o *runOptions) addFlags(fs *flagSet) {
+	o.input.addFlags(fs)
+	in := fs.own(topicInput)
+	in.BoolVar(&o.requireSorted, "require-sorted", false, "fail on input whose dialogs' rows are not contiguous instead of grouping them on disk")
+	o.pred.addFlags(fs)
 	o.metric.addFlags(fs)
 	o.scorer.addFlags(fs)
-	fs.StringVar(&o.mapping, "map", "", "column mapping for files with other column names: canonical=theirs,... e.g. gold_args=expected_arguments")
-	fs.StringVar(&o.tools, "tools", "", toolsFlagHelp)
-	fs.IntVar(&o.workers, "workers", 0, "scoring workers (0: one per core)")
-	fs.BoolVar(&o.resume, "resume", false, "continue the unfinished run checkpointed in the output directory")
-	fs.StringVar(&o.shard, "shard", "", "evaluate only shard I of N (I/N, 0-based); default from JOB_COMPLETION_INDEX/JOB_COMPLETIONS when set")
-	fs.BoolVar(&o.requireSorted, "require-sorted", false, "fail on input whose dialogs' rows are not contiguous instead of grouping them on disk")
-	fs.StringVar(&o.spillDir, "spill-dir", "", "where unsorted input is grouped on disk (default: the system temp dir)")
-	fs.StringVar(&o.workDir, "work-dir", "", "where remote inputs are downloaded and remote outputs staged (default: the system temp dir)")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
-	o.pred.addFlags(fs)
-	fs.StringVar(&o.otelOut, "otel-out", "", "also write the verdicts as OpenTelemetry gen_ai.evaluation.result events (OTLP JSON logs) to this local file")
-	fs.BoolVar(&o.report, "report", false, "also write the HTML run report, OUTDIR/report.html (see 'aem help report')")
+	fs.out(&o.out, "output run directory (local path, file://, s3:// or gs:// URL)")
+	out := fs.own(topicOutput)
+	out.BoolVar(&o.resume, "resume", false, "continue the unfinished run checkpointed in the output directory")
+	out.StringVar(&o.otelOut, "otel-out", "", "also write the verdicts as OpenTelemetry gen_ai.evaluation.result events (OTLP JSON logs) to this local file")
+	out.BoolVar(&o.report, "report", false, "also write the HTML run report, OUTDIR/report.html (see 'aem help report')")
 	o.reportOpts.addFlags(fs, "report-")
+	fs.shared(topicOutput).BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	scale := fs.own(topicScale)
+	scale.StringVar(&o.shard, "shard", "", "evaluate only shard I of N (I/N, 0-based); default from JOB_COMPLETION_INDEX/JOB_COMPLETIONS when set")
+	scale.StringVar(&o.spillDir, "spill-dir", "", "where unsorted input is grouped on disk (default: the system temp dir)")
+	shared := fs.shared(topicScale)
+	shared.IntVar(&o.workers, "workers", 0, "scoring workers (0: one per core)")
+	shared.StringVar(&o.workDir, "work-dir", "", workDirHelp)
 }
 
 func cmdRun() *Command {
@@ -89,7 +90,7 @@ EXAMPLES
 	aem run gold.jsonl --predictions traces.otlp.jsonl -o out --otel-out out/evals.otlp.jsonl
 	aem run gold.parquet --predictions chats.jsonl --match superset --ignore-tools think -o out
 ` + predictionsHelp,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+		Setup: func(fs *flagSet, env *Env) func(context.Context, []string) error {
 			var o runOptions
 			o.addFlags(fs)
 			return func(ctx context.Context, args []string) error {
@@ -153,7 +154,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	if err != nil {
 		return err
 	}
-	mapping, err := golden.ParseMapping(o.mapping)
+	readOpts, err := o.input.readOptions()
 	if err != nil {
 		return err
 	}
@@ -161,17 +162,8 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	if err != nil {
 		return err
 	}
-	tools, err := readTools(o.tools)
-	if err != nil {
-		return err
-	}
-	readOpts := golden.ReadOptions{
-		Mapping:       mapping,
-		RequireSorted: o.requireSorted,
-		SpillDir:      o.spillDir,
-		Hook:          unsortedNotice{env: env, quiet: o.quiet},
-		Tools:         tools,
-	}
+	readOpts.RequireSorted, readOpts.SpillDir = o.requireSorted, o.spillDir
+	readOpts.Hook = unsortedNotice{env: env, quiet: o.quiet}
 	vocabulary := countVocabulary(ctx, input, readOpts)
 	sc, err := o.scorer.open(ctx, env, thresholdsFile, o.metric.thresholdsFile)
 	if err != nil {
@@ -263,7 +255,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 			}
 			defer sources.Close()
 		}
-		n, err := writeOtel(ctx, o.out, o.otelOut, sources)
+		n, err := evalevents.WriteRun(ctx, o.out, o.otelOut, version(), sources)
 		if err != nil {
 			return fmt.Errorf("writing evaluation events to %s: %w", o.otelOut, err)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,9 +17,10 @@ type showOptions struct {
 	limit  int
 }
 
-func (o *showOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.dialog, "dialog", "", "print only this dialog (on dialogs.parquet or a run directory: its compact summary)")
-	fs.IntVar(&o.limit, "limit", 0, "print at most this many rows (0: all)")
+func (o *showOptions) addFlags(fs *flagSet) {
+	out := fs.own(topicOutput)
+	out.StringVar(&o.dialog, "dialog", "", "print only this dialog (on dialogs.parquet or a run directory: its compact summary)")
+	out.IntVar(&o.limit, "limit", 0, "print at most this many rows (0: all)")
 }
 
 func cmdShow() *Command {
@@ -45,7 +45,7 @@ EXAMPLES
 	aem show out --dialog sales-report
 	aem show out/turns.parquet --dialog sales-report | jq .failure_reason
 `,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+		Setup: func(fs *flagSet, env *Env) func(context.Context, []string) error {
 			var o showOptions
 			o.addFlags(fs)
 			return func(ctx context.Context, args []string) error {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -22,26 +21,29 @@ type sweepOptions struct {
 	scorer                                                   scorerOptions // used with --pairs only
 }
 
-func (o *sweepOptions) addFlags(fs *flag.FlagSet) {
+func (o *sweepOptions) addFlags(fs *flagSet) {
 	d := sweep.DefaultOptions()
-	fs.StringVar(&o.out, "o", "", "output directory (default: RUN_DIR/sweep, or ./sweep with --pairs)")
-	fs.StringVar(&o.objective, "objective", "f1", "what the threshold maximises: f1, accuracy, mcc, youden, precision@R, recall@P")
-	fs.IntVar(&o.folds, "folds", d.Folds, "k of the k-fold cross-validation by dialog")
-	fs.Uint64Var(&o.seed, "seed", d.Seed, "seed of the fold split and the bootstrap")
-	fs.BoolVar(&o.noCV, "no-cv", false, "fit and score on the same rows (in-sample figures, labelled as such)")
-	fs.IntVar(&o.bootstrap, "bootstrap", d.Bootstrap, "bootstrap replicates (resampling dialogs) per confidence interval; 0: none")
-	fs.Float64Var(&o.level, "level", d.Level, "confidence level of the intervals")
-	fs.IntVar(&o.minLabels, "min-labels", d.MinLabels, "labels a field or sub-metric needs for a threshold of its own")
-	fs.IntVar(&o.minPerClass, "min-per-class", d.MinPerClass, "of which at least this many of each class")
-	fs.StringVar(&o.labels, "labels", "", "labels file: dialog_id, turn_no, optional field, label and/or score (JSONL, CSV, TSV or Parquet), or a review file of aem review")
-	fs.StringVar(&o.labelsFormat, "labels-format", "auto", "format of --labels: auto, jsonl, csv, tsv, parquet, review")
-	fs.BoolVar(&o.ignoreUnmatched, "ignore-unmatched", false, "skip labels for turns that are not in the run instead of failing")
-	fs.StringVar(&o.pairs, "pairs", "", "calibrate on a file of labelled text pairs (text_a, text_b, label and/or score) instead of a run")
-	fs.StringVar(&o.pairsFormat, "pairs-format", "auto", "format of --pairs: auto, jsonl, csv, tsv, parquet, stsb")
-	fs.StringVar(&o.binarizeAt, "binarize-at", "", "label a pass where only a graded human score is given and it is >= this (e.g. 4 on STS-B's 0-5)")
-	fs.BoolVar(&o.fit, "fit", false, "also fit the composite scorer (cosine plus lexical evidence) on the same folds, and choose it")
-	fs.BoolVar(&o.acceptWeak, "accept-weak", false, "exit 0 even when the fit is no better than a trivial rule (the warning stays)")
+	in := fs.own(topicInput)
+	in.StringVar(&o.labels, "labels", "", "labels file: dialog_id, turn_no, optional field, label and/or score (JSONL, CSV, TSV or Parquet), or a review file of aem review")
+	in.StringVar(&o.labelsFormat, "labels-format", "auto", "format of --labels: auto, jsonl, csv, tsv, parquet, review")
+	in.BoolVar(&o.ignoreUnmatched, "ignore-unmatched", false, "skip labels for turns that are not in the run instead of failing")
+	in.StringVar(&o.pairs, "pairs", "", "calibrate on a file of labelled text pairs (text_a, text_b, label and/or score) instead of a run")
+	in.StringVar(&o.pairsFormat, "pairs-format", "auto", "format of --pairs: auto, jsonl, csv, tsv, parquet, stsb")
+	in.StringVar(&o.binarizeAt, "binarize-at", "", "label a pass where only a graded human score is given and it is >= this (e.g. 4 on STS-B's 0-5)")
+	cal := fs.own(topicCalibration)
+	cal.StringVar(&o.objective, "objective", "f1", "what the threshold maximises: f1, accuracy, mcc, youden, precision@R, recall@P")
+	cal.IntVar(&o.minLabels, "min-labels", d.MinLabels, "labels a field or sub-metric needs for a threshold of its own")
+	cal.IntVar(&o.minPerClass, "min-per-class", d.MinPerClass, "of which at least this many of each class")
+	cal.BoolVar(&o.fit, "fit", false, "also fit the composite scorer (cosine plus lexical evidence) on the same folds, and choose it")
+	cal.BoolVar(&o.acceptWeak, "accept-weak", false, "exit 0 even when the fit is no better than a trivial rule (the warning stays)")
+	st := fs.own(topicStatistics)
+	st.IntVar(&o.folds, "folds", d.Folds, "k of the k-fold cross-validation by dialog")
+	st.BoolVar(&o.noCV, "no-cv", false, "fit and score on the same rows (in-sample figures, labelled as such)")
+	st.Uint64Var(&o.seed, "seed", d.Seed, "seed of the fold split and the bootstrap")
+	st.IntVar(&o.bootstrap, "bootstrap", d.Bootstrap, "bootstrap replicates (resampling dialogs) per confidence interval; 0: none")
+	st.Float64Var(&o.level, "level", d.Level, "confidence level of the intervals")
 	o.scorer.addFlags(fs)
+	fs.out(&o.out, "output directory (default: RUN_DIR/sweep, or ./sweep with --pairs)")
 }
 
 // calibration turns the flags into sweep.Options.
@@ -138,7 +140,7 @@ EXAMPLES
 	aem sweep --pairs sts-dev.csv --binarize-at 4 -o stsb-sweep
 `,
 	}
-	c.Setup = func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	c.Setup = func(fs *flagSet, env *Env) func(context.Context, []string) error {
 		var o sweepOptions
 		o.addFlags(fs)
 		return func(ctx context.Context, args []string) error {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -20,9 +19,9 @@ import (
 
 func TestSweepFlags(t *testing.T) {
 	var o sweepOptions
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs := newFlagSet("sweep")
 	o.addFlags(fs)
-	pos, err := parseInterspersed(fs, []string{"out", "--objective", "recall@0.9", "-o", "cal", "--folds", "3", "--seed", "7", "--bootstrap", "50", "--labels", "l.csv", "--binarize-at", "4"})
+	pos, err := parseInterspersed(fs.flags, []string{"out", "--objective", "recall@0.9", "-o", "cal", "--folds", "3", "--seed", "7", "--bootstrap", "50", "--labels", "l.csv", "--binarize-at", "4"})
 	if err != nil {
 		t.Fatal(err)
 	}

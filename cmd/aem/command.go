@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/aem-dev/aem/home"
@@ -34,10 +33,11 @@ type Command struct {
 	Short     string // one line for the command list
 	Long      string // the help text, ending with EXAMPLES where useful
 
-	// Setup registers the command's flags on fs and returns the function that
-	// runs it on the positional arguments. Options live in the closure, so no
-	// state outlives one invocation.
-	Setup func(fs *flag.FlagSet, env *Env) func(ctx context.Context, args []string) error
+	// Setup registers the command's flags on fs (see flagSet: each under a
+	// help topic, with the environment variable it reads) and returns the
+	// function that runs it on the positional arguments. Options live in
+	// the closure, so no state outlives one invocation.
+	Setup func(fs *flagSet, env *Env) func(ctx context.Context, args []string) error
 }
 
 // commands lists every subcommand, in the order `aem help` shows them.
@@ -107,10 +107,9 @@ func dispatch(ctx context.Context, env *Env, args []string) error {
 }
 
 func runCommand(ctx context.Context, env *Env, cmd *Command, args []string) error {
-	fs := flag.NewFlagSet("aem "+cmd.Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet(cmd.Name)
 	run := cmd.Setup(fs, env)
-	positional, err := parseInterspersed(fs, args)
+	positional, err := parseInterspersed(fs.flags, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(env.Stdout, cmd, fs)
 		return nil
@@ -118,7 +117,7 @@ func runCommand(ctx context.Context, env *Env, cmd *Command, args []string) erro
 	if err != nil {
 		return usagef(cmd, "%w", err)
 	}
-	if err := applyEnvDefaults(fs, env.Getenv); err != nil {
+	if err := fs.applyEnv(env.Getenv, env.Stderr); err != nil {
 		return usagef(cmd, "%w", err)
 	}
 	err = run(ctx, positional)
@@ -151,33 +150,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// envName is the environment variable a flag falls back to:
-// --ort-lib reads AEM_ORT_LIB.
-func envName(flagName string) string {
-	return "AEM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
-// applyEnvDefaults sets every flag not given on the command line from its
-// AEM_* environment variable, when that is set. A flag given under another
-// name (-o for --out: both set the same variable) counts as given, and
-// one-letter names have no variable (--out's AEM_OUT stands for -o).
-func applyEnvDefaults(fs *flag.FlagSet, getenv func(string) string) error {
-	given := map[flag.Value]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Value] = true })
-	var err error
-	fs.VisitAll(func(f *flag.Flag) {
-		if err != nil || given[f.Value] || len(f.Name) == 1 {
-			return
-		}
-		if v := getenv(envName(f.Name)); v != "" {
-			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("environment variable %s=%q: %w", envName(f.Name), v, e)
-			}
-		}
-	})
-	return err
-}
-
 func runHelp(env *Env, args []string) error {
 	if len(args) == 0 {
 		printMainUsage(env.Stdout)
@@ -187,7 +159,7 @@ func runHelp(env *Env, args []string) error {
 	if cmd == nil {
 		return &usageError{msg: fmt.Sprintf("unknown help topic %q", args[0])}
 	}
-	fs := flag.NewFlagSet("aem "+cmd.Name, flag.ContinueOnError)
+	fs := newFlagSet(cmd.Name)
 	cmd.Setup(fs, env)
 	printCommandHelp(env.Stdout, cmd, fs)
 	return nil
@@ -207,8 +179,11 @@ Commands:
 		fmt.Fprintf(w, "\t%-8s %s\n", c.Name, c.Short)
 	}
 	fmt.Fprint(w, `
-Run 'aem help <command>' for a command's flags and examples.
-Every flag can also be set by an environment variable: --ort-lib by AEM_ORT_LIB.
+Run 'aem help <command>' for a command's flags, grouped by topic, and
+examples. A flag not given falls back to the environment variable its help
+shows in brackets: AEM_<FLAG> for a flag that means the same in every
+command (--threshold: AEM_THRESHOLD, --ort-lib: AEM_ORT_LIB), and
+AEM_<COMMAND>_<FLAG> for a command's own (aem run's -o: AEM_RUN_OUT).
 
 `+installRootHelp+`
 
@@ -237,60 +212,9 @@ var installRootHelp = `INSTALL ROOT
 	The embedding cache goes to embed-cache/ in the root found; when that is
 	beside the binary, to ./.aem if it exists, else the user cache directory.`
 
-func printCommandHelp(w io.Writer, cmd *Command, fs *flag.FlagSet) {
+func printCommandHelp(w io.Writer, cmd *Command, fs *flagSet) {
 	fmt.Fprintf(w, "usage: aem %s\n\n%s\n", cmd.UsageLine, strings.TrimSpace(cmd.Long))
-	var flags []*flag.Flag
-	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
-	if len(flags) == 0 {
-		return
-	}
-	sort.Slice(flags, func(i, j int) bool { return flags[i].Name < flags[j].Name })
-	fmt.Fprint(w, "\nFLAGS\n")
-	for _, g := range flagGroups(flags) {
-		var names []string
-		usage, def, env := "", "", ""
-		for _, f := range g {
-			names = append(names, flagSpelling(f.Name))
-			if usage == "" && !strings.HasPrefix(f.Usage, "same as ") {
-				usage = f.Usage
-			}
-			if env == "" && len(f.Name) > 1 {
-				env = " [" + envName(f.Name) + "]"
-			}
-		}
-		if d := g[0].DefValue; d != "" && d != "false" {
-			def = fmt.Sprintf(" (default %s)", d)
-		}
-		fmt.Fprintf(w, "\t%s\n\t\t%s%s%s\n", strings.Join(names, ", "), usage, def, env)
-	}
-}
-
-// flagGroups gathers the names of one flag (-o and --out set the same
-// variable), in the order of flags, one-letter names first in a group.
-func flagGroups(flags []*flag.Flag) [][]*flag.Flag {
-	var groups [][]*flag.Flag
-	index := map[flag.Value]int{}
-	for _, f := range flags {
-		i, ok := index[f.Value]
-		if !ok {
-			index[f.Value] = len(groups)
-			groups = append(groups, []*flag.Flag{f})
-			continue
-		}
-		groups[i] = append(groups[i], f)
-	}
-	for _, g := range groups {
-		sort.SliceStable(g, func(i, j int) bool { return len(g[i].Name) == 1 && len(g[j].Name) > 1 })
-	}
-	return groups
-}
-
-// flagSpelling is how help writes a flag: -o, --out.
-func flagSpelling(name string) string {
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
+	fs.printHelp(w)
 }
 
 // exitStatus prints err, when there is one, and maps it to the exit status.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,10 +229,9 @@ func TestExamplesParse(t *testing.T) {
 			if cmd == nil {
 				t.Fatalf("%s: %q: no command %q", where, cmdline, args[0])
 			}
-			fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
-			fs.SetOutput(new(bytes.Buffer))
+			fs := newFlagSet(cmd.Name)
 			cmd.Setup(fs, &Env{Getenv: func(string) string { return "" }})
-			if _, err := parseInterspersed(fs, args[1:]); err != nil {
+			if _, err := parseInterspersed(fs.flags, args[1:]); err != nil {
 				t.Errorf("%s: %q: %v", where, cmdline, err)
 			}
 		})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -31,20 +30,21 @@ type judgeOptions struct {
 	cacheDir    string
 }
 
-func (o *judgeOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.url, "judge-url", "", "the judge's OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://localhost:8080/v1 (key from AEM_JUDGE_API_KEY or OPENAI_API_KEY)")
-	fs.StringVar(&o.model, "judge-model", "", "the judge's model name, e.g. gpt-4o-mini")
-	fs.StringVar(&o.band, "judge-band", "", "embed+judge: ask the judge when the similarity lies in LOW:HIGH (default: the thresholds file's judge_band, else 0.35:0.8)")
-	fs.StringVar(&o.bandProb, "judge-band-composite", "", "embed+judge with a thresholds file carrying fitted composites: ask the judge when a composite's probability lies in LOW:HIGH (default: the file's judge_band.composite, else 0.2:0.8)")
-	fs.IntVar(&o.concurrency, "judge-concurrency", judge.DefaultConcurrency, "judge requests in flight at once")
-	fs.IntVar(&o.rpm, "judge-rpm", 0, "judge requests per minute (0: no limit)")
-	fs.IntVar(&o.tpm, "judge-tpm", 0, "judge tokens per minute, estimated before each request (0: no limit)")
-	fs.DurationVar(&o.timeout, "judge-timeout", judge.DefaultTimeout, "time limit of one judge request; a request past it is retried")
-	fs.IntVar(&o.retries, "judge-retries", judge.DefaultMaxRetries, "retries of a judge request after HTTP 429, 5xx, a timeout or a connection error (negative: none)")
-	fs.Int64Var(&o.maxCalls, "judge-max-calls", 0, "budget: stop the run (resumable) before the judge request that would pass this many, counting a resumed run's earlier invocations (0: no limit)")
-	fs.Int64Var(&o.maxTokens, "judge-max-tokens", 0, "budget: stop the run (resumable) before a judge request that could pass this many tokens, counting a resumed run's earlier invocations (0: no limit)")
-	fs.StringVar(&o.format, "judge-response-format", judge.FormatAuto, "how the answer's JSON is asked for: auto (json_schema, stepping down as the endpoint refuses), json_schema, json_object or none")
-	fs.StringVar(&o.cacheDir, "judge-cache-dir", "", "persistent cache of the judge's answers (default: <home>/judge-cache; --no-cache disables it)")
+func (o *judgeOptions) addFlags(fs *flagSet) {
+	j := fs.shared(topicJudge)
+	j.StringVar(&o.url, "judge-url", "", "the judge's OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://localhost:8080/v1 (key from AEM_JUDGE_API_KEY or OPENAI_API_KEY)")
+	j.StringVar(&o.model, "judge-model", "", "the judge's model name, e.g. gpt-4o-mini")
+	j.StringVar(&o.band, "judge-band", "", "embed+judge: ask the judge when the similarity lies in LOW:HIGH (default: the thresholds file's judge_band, else 0.35:0.8)")
+	j.StringVar(&o.bandProb, "judge-band-composite", "", "embed+judge with a thresholds file carrying fitted composites: ask the judge when a composite's probability lies in LOW:HIGH (default: the file's judge_band.composite, else 0.2:0.8)")
+	j.IntVar(&o.concurrency, "judge-concurrency", judge.DefaultConcurrency, "judge requests in flight at once")
+	j.IntVar(&o.rpm, "judge-rpm", 0, "judge requests per minute (0: no limit)")
+	j.IntVar(&o.tpm, "judge-tpm", 0, "judge tokens per minute, estimated before each request (0: no limit)")
+	j.DurationVar(&o.timeout, "judge-timeout", judge.DefaultTimeout, "time limit of one judge request; a request past it is retried")
+	j.IntVar(&o.retries, "judge-retries", judge.DefaultMaxRetries, "retries of a judge request after HTTP 429, 5xx, a timeout or a connection error (negative: none)")
+	j.Int64Var(&o.maxCalls, "judge-max-calls", 0, "budget: stop the run (resumable) before the judge request that would pass this many, counting a resumed run's earlier invocations (0: no limit)")
+	j.Int64Var(&o.maxTokens, "judge-max-tokens", 0, "budget: stop the run (resumable) before a judge request that could pass this many tokens, counting a resumed run's earlier invocations (0: no limit)")
+	j.StringVar(&o.format, "judge-response-format", judge.FormatAuto, "how the answer's JSON is asked for: auto (json_schema, stepping down as the endpoint refuses), json_schema, json_object or none")
+	j.StringVar(&o.cacheDir, "judge-cache-dir", "", "persistent cache of the judge's answers (default: <home>/judge-cache; --no-cache disables it)")
 }
 
 // options builds judge.Options; home is the install root for the default

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,17 +21,19 @@ type metricOptions struct {
 	minRates       string
 }
 
-func (o *metricOptions) addFlags(fs *flag.FlagSet) {
+func (o *metricOptions) addFlags(fs *flagSet) {
 	def := metrics.DefaultConfig()
 	o.threshold.value = def.Thresholds.Threshold
-	fs.Var(&o.threshold, "threshold", "global similarity threshold: a semantic comparison passes when score >= threshold; when given, it replaces the global threshold of a --thresholds file")
-	fs.StringVar(&o.thresholdsFile, "thresholds", "", "thresholds file as 'aem sweep' writes it (global, per sub-metric, schema type and field); its entries win over --threshold except the global one when --threshold is given")
-	fs.Float64Var(&o.tolerance, "tolerance", def.NumericTolerance, "relative tolerance for numbers: |a-b| <= tol*max(1,|a|,|b|)")
-	fs.StringVar(&o.cascade, "cascade", string(def.Cascade), "cascade attribution: evidence (depends_on, else propagated wrong values) or chain (every failure after the first in an action chain)")
-	fs.StringVar(&o.compose, "compose", string(def.Composition.Rule), "dialog score: mean (share of passing turns), weighted (weight column) or gating (a failed critical turn caps the score)")
-	fs.Float64Var(&o.gateCap, "gate-cap", def.Composition.GateCap, "with --compose gating: the highest score a dialog with a failed critical turn can get")
-	fs.Float64Var(&o.passScore, "pass-score", def.Composition.PassScore, "test_pass needs score >= this")
-	fs.StringVar(&o.minRates, "min-rate", "", "test_pass also needs these sub-metric rates, e.g. structure=1,truthfulness=0.8")
+	th := fs.shared(topicThresholds)
+	th.Var(&o.threshold, "threshold", "global similarity threshold: a semantic comparison passes when score >= threshold; when given, it replaces the global threshold of a --thresholds file")
+	th.StringVar(&o.thresholdsFile, "thresholds", "", "thresholds file as 'aem sweep' writes it (global, per sub-metric, schema type and field); its entries win over --threshold except the global one when --threshold is given")
+	th.Float64Var(&o.tolerance, "tolerance", def.NumericTolerance, "relative tolerance for numbers: |a-b| <= tol*max(1,|a|,|b|)")
+	sc := fs.shared(topicScoring)
+	sc.StringVar(&o.cascade, "cascade", string(def.Cascade), "cascade attribution: evidence (depends_on, else propagated wrong values) or chain (every failure after the first in an action chain)")
+	sc.StringVar(&o.compose, "compose", string(def.Composition.Rule), "dialog score: mean (share of passing turns), weighted (weight column) or gating (a failed critical turn caps the score)")
+	sc.Float64Var(&o.gateCap, "gate-cap", def.Composition.GateCap, "with --compose gating: the highest score a dialog with a failed critical turn can get")
+	sc.Float64Var(&o.passScore, "pass-score", def.Composition.PassScore, "test_pass needs score >= this")
+	sc.StringVar(&o.minRates, "min-rate", "", "test_pass also needs these sub-metric rates, e.g. structure=1,truthfulness=0.8")
 }
 
 // metric builds the metric from the flags and the thresholds file

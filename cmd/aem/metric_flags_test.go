@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -93,17 +92,16 @@ func TestThresholdFlagGiven(t *testing.T) {
 		{[]string{"--threshold", "banana"}, "", givenFloat{}, true},
 	} {
 		var o metricOptions
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
+		fs := newFlagSet("run")
 		o.addFlags(fs)
-		err := fs.Parse(tc.args)
+		err := fs.flags.Parse(tc.args)
 		if err == nil {
-			err = applyEnvDefaults(fs, func(k string) string {
+			err = fs.applyEnv(func(k string) string {
 				if k == "AEM_THRESHOLD" {
 					return tc.env
 				}
 				return ""
-			})
+			}, io.Discard)
 		}
 		if (err != nil) != tc.fails || !tc.fails && o.threshold != tc.want {
 			t.Errorf("%v env %q: %+v, %v; want %+v", tc.args, tc.env, o.threshold, err, tc.want)

@@ -2,19 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"iter"
 	"strings"
-	"time"
 
 	"github.com/aem-dev/aem/input/predictions"
-	"github.com/aem-dev/aem/internal/safefile"
-	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/align"
-	"github.com/aem-dev/aem/results/evalevents"
-	"github.com/aem-dev/aem/rundir"
 )
 
 // predictionOptions are the flags that take the predicted side from chat
@@ -28,12 +21,13 @@ type predictionOptions struct {
 	tempDir     string
 }
 
-func (o *predictionOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.path, "predictions", "", "take the predicted side from chat logs or traces: a FILE or a DIR of files (see PREDICTIONS)")
-	fs.StringVar(&o.format, "predictions-format", "auto", "format of --predictions: auto, chat, otlp (GenAI or OpenInference spans) or phoenix")
-	fs.StringVar(&o.match, "match", "strict", "how predictions must follow the gold turns: strict, superset (extra calls allowed), subset (gold calls may be left out) or unordered")
-	fs.StringVar(&o.ignoreTools, "ignore-tools", "", "comma-separated function names whose calls are dropped before matching, e.g. think,calculate")
-	fs.StringVar(&o.mapTools, "map-tools", "", "function name to tool_id.action: name=tool.action,... (default: see PREDICTIONS)")
+func (o *predictionOptions) addFlags(fs *flagSet) {
+	in := fs.shared(topicInput)
+	in.StringVar(&o.path, "predictions", "", "take the predicted side from chat logs or traces: a FILE or a DIR of files (see PREDICTIONS)")
+	in.StringVar(&o.format, "predictions-format", "auto", "format of --predictions: auto, chat, otlp (GenAI or OpenInference spans) or phoenix")
+	in.StringVar(&o.match, "match", "strict", "how predictions must follow the gold turns: strict, superset (extra calls allowed), subset (gold calls may be left out) or unordered")
+	in.StringVar(&o.ignoreTools, "ignore-tools", "", "comma-separated function names whose calls are dropped before matching, e.g. think,calculate")
+	in.StringVar(&o.mapTools, "map-tools", "", "function name to tool_id.action: name=tool.action,... (default: see PREDICTIONS)")
 }
 
 // predictionsHelp is the PREDICTIONS section of run's and import's help.
@@ -136,121 +130,4 @@ func list(ids []string, total int) string {
 		s += fmt.Sprintf(", ... (%d more)", total-len(ids))
 	}
 	return s
-}
-
-// writeOtel writes the verdicts of the run in runDir as OpenTelemetry
-// evaluation events to path (OTLP JSON logs), atomically. sources, when
-// not nil, is a second join of the same inputs: it gives each dialog's
-// trial and each prediction's trace and span ids. It returns the number of
-// events.
-func writeOtel(ctx context.Context, runDir, path string, sources *predictions.Joiner) (int, error) {
-	rd, err := rundir.Open(ctx, runDir, rundir.OpenOptions{})
-	if err != nil {
-		return 0, err
-	}
-	defer rd.Close()
-	out, err := safefile.Create(path)
-	if err != nil {
-		return 0, err
-	}
-	defer out.Abort()
-	w := evalevents.NewWriter(out, "aem", version(), time.Time{})
-	nextTurn, stop := iter.Pull2(rd.Turns(ctx))
-	defer stop()
-	var (
-		held   *rundir.TurnRow
-		events int
-	)
-	for dr, err := range rd.Dialogs(ctx) {
-		if err != nil {
-			return 0, err
-		}
-		res := metrics.DialogResult{DialogID: dr.DialogID, Score: dr.Score, TestPass: dr.TestPass, Reason: dr.Reason, RootCause: metrics.Reason(deref(dr.RootCause))}
-		for {
-			if held == nil {
-				tr, err, ok := nextTurn()
-				if !ok {
-					break
-				}
-				if err != nil {
-					return 0, err
-				}
-				held = &tr
-			}
-			if held.DialogID != dr.DialogID || !rundir.SameTrial(held.Trial, dr.Trial) {
-				break
-			}
-			res.Turns = append(res.Turns, verdictOf(held))
-			held = nil
-		}
-		conv, turn, err := sourcesOf(ctx, sources, dr.DialogID, dr.Trial)
-		if err != nil {
-			return 0, err
-		}
-		for _, e := range evalevents.FromDialog(res, dr.Trial, conv, turn) {
-			if err := w.Write(e); err != nil {
-				return 0, err
-			}
-			events++
-		}
-	}
-	if err := w.Close(); err != nil {
-		return 0, err
-	}
-	return events, out.Commit()
-}
-
-// sourcesOf advances the second join to the dialog (id, trial) (run
-// outputs keep the input order; a shard holds a subset) and returns its
-// sources.
-func sourcesOf(ctx context.Context, j *predictions.Joiner, id string, trial *int64) (evalevents.Source, func(int) (evalevents.Source, bool), error) {
-	none := func(int) (evalevents.Source, bool) { return evalevents.Source{}, false }
-	if j == nil {
-		return evalevents.Source{}, none, nil
-	}
-	for {
-		d, err := j.Next(ctx)
-		if err == io.EOF {
-			return evalevents.Source{}, none, nil
-		}
-		if err != nil {
-			return evalevents.Source{}, nil, err
-		}
-		if d.ID != id || !rundir.SameTrial(d.Trial, trial) {
-			continue
-		}
-		c, steps := j.Conversation(), j.Steps()
-		byTurn := map[int]evalevents.Source{}
-		conv := evalevents.Source{TraceID: c.Source.TraceID}
-		for i, t := range d.Turns {
-			if s := steps[i]; s != nil {
-				byTurn[t.TurnNo] = evalevents.Source{TraceID: s.Source.TraceID, SpanID: s.Source.SpanID}
-				if conv.TraceID == "" {
-					conv.TraceID = s.Source.TraceID
-				}
-			}
-		}
-		return conv, func(n int) (evalevents.Source, bool) { s, ok := byTurn[n]; return s, ok && s.TraceID != "" }, nil
-	}
-}
-
-// verdictOf rebuilds the parts of a verdict the events explain.
-func verdictOf(tr *rundir.TurnRow) metrics.Verdict {
-	v := metrics.Verdict{DialogID: tr.DialogID, TurnNo: int(tr.TurnNo), PredictTurnNo: int(tr.PredictTurnNo), Pass: tr.Pass,
-		FailureReason: metrics.Reason(deref(tr.FailureReason)), OwnReason: metrics.Reason(deref(tr.OwnReason)),
-		MissingKeys: tr.MissingKeys, ExtraKeys: tr.ExtraKeys}
-	if tr.CascadeFrom != nil {
-		v.CascadeFrom = int(*tr.CascadeFrom)
-	}
-	for _, fs := range tr.FieldScores {
-		v.FieldScores = append(v.FieldScores, metrics.FieldScore{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass})
-	}
-	return v
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -47,22 +46,23 @@ const (
 	scorerLexicalJudge = "lexical+judge"
 )
 
-func (o *scorerOptions) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.kind, "scorer", scorerEmbed, "similarity scorer: embed (sentence embeddings, cosine), lexical (word and trigram overlap, no model), embed+judge (an LLM judge decides where the cosine is unsure: --judge-band), judge (the judge decides every comparison) or lexical+judge")
-	fs.StringVar(&o.model, "model", "", "the embedding model: a directory, or the name of a model in the install root (aem models list), e.g. use-lite (default: the default model in --precision)")
-	fs.StringVar(&o.precision, "precision", "", "form of the default model (USE-lite): int8 (models/use-lite-int8) or fp32 (models/use-lite, the reference); default "+embed.DefaultPrecision+", or the model a --thresholds file was fitted with")
-	fs.StringVar(&o.backend, "backend", embed.BackendORT, "inference backend: ort (ONNX Runtime) or go (pure Go, slower, no shared library)")
-	fs.StringVar(&o.ortLib, "ort-lib", "", "path of libonnxruntime.so.1 (default: lib/<os>-<arch>/ in the install root)")
-	fs.IntVar(&o.sessions, "sessions", 0, "model sessions run side by side (0: from the core count; with --threads 0, one per core)")
-	fs.IntVar(&o.threads, "threads", 0, "ONNX Runtime intra-op threads per session (0: from the core count; with --sessions 0, one)")
-	fs.StringVar(&o.graphOpt, "graph-opt", embed.GraphOptAll, "ONNX Runtime graph optimisation: disable, basic, extended or all")
-	fs.IntVar(&o.batchTokens, "batch-tokens", embed.DefaultBatchTokens, "token slots per model call (strings x padded length): short strings go many to a call, long ones few")
-	fs.IntVar(&o.batchSize, "batch-size", embed.DefaultBatchSize, "most strings per model call")
-	fs.StringVar(&o.cacheDir, "cache-dir", "", "persistent embedding cache directory (default: embed-cache/ in the install root, see INSTALL ROOT)")
-	fs.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding and judge caches")
-	fs.Int64Var(&o.cacheMax, "cache-max-mb", embed.DefaultCacheMaxBytes>>20, "bound of the persistent embedding cache in MiB (0: the default); the oldest entries are evicted past it")
-	fs.IntVar(&o.memo, "memo-entries", 0, fmt.Sprintf("vectors kept in memory during a run (an LRU; 0: %d, or %d with --no-cache; negative: none)", embed.DefaultMemoEntries, embed.DefaultMemoEntriesNoCache))
-	fs.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding or judge cache file aside and start an empty one instead of failing")
+func (o *scorerOptions) addFlags(fs *flagSet) {
+	sc, scale := fs.shared(topicScoring), fs.shared(topicScale)
+	sc.StringVar(&o.kind, "scorer", scorerEmbed, "similarity scorer: embed (sentence embeddings, cosine), lexical (word and trigram overlap, no model), embed+judge (an LLM judge decides where the cosine is unsure: --judge-band), judge (the judge decides every comparison) or lexical+judge")
+	sc.StringVar(&o.model, "model", "", "the embedding model: a directory, or the name of a model in the install root (aem models list), e.g. use-lite (default: the default model in --precision)")
+	sc.StringVar(&o.precision, "precision", "", "form of the default model (USE-lite): int8 (models/use-lite-int8) or fp32 (models/use-lite, the reference); default "+embed.DefaultPrecision+", or the model a --thresholds file was fitted with")
+	scale.StringVar(&o.backend, "backend", embed.BackendORT, "inference backend: ort (ONNX Runtime) or go (pure Go, slower, no shared library)")
+	sc.StringVar(&o.ortLib, "ort-lib", "", "path of libonnxruntime.so.1 (default: lib/<os>-<arch>/ in the install root)")
+	scale.IntVar(&o.sessions, "sessions", 0, "model sessions run side by side (0: from the core count; with --threads 0, one per core)")
+	scale.IntVar(&o.threads, "threads", 0, "ONNX Runtime intra-op threads per session (0: from the core count; with --sessions 0, one)")
+	scale.StringVar(&o.graphOpt, "graph-opt", embed.GraphOptAll, "ONNX Runtime graph optimisation: disable, basic, extended or all")
+	scale.IntVar(&o.batchTokens, "batch-tokens", embed.DefaultBatchTokens, "token slots per model call (strings x padded length): short strings go many to a call, long ones few")
+	scale.IntVar(&o.batchSize, "batch-size", embed.DefaultBatchSize, "most strings per model call")
+	scale.StringVar(&o.cacheDir, "cache-dir", "", "persistent embedding cache directory (default: embed-cache/ in the install root, see INSTALL ROOT)")
+	scale.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding and judge caches")
+	scale.Int64Var(&o.cacheMax, "cache-max-mb", embed.DefaultCacheMaxBytes>>20, "bound of the persistent embedding cache in MiB (0: the default); the oldest entries are evicted past it")
+	scale.IntVar(&o.memo, "memo-entries", 0, fmt.Sprintf("vectors kept in memory during a run (an LRU; 0: %d, or %d with --no-cache; negative: none)", embed.DefaultMemoEntries, embed.DefaultMemoEntriesNoCache))
+	scale.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding or judge cache file aside and start an empty one instead of failing")
 	o.judge.addFlags(fs)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/trials"
 )
 
 // Rate is a share of units in one run.
@@ -29,11 +30,14 @@ type RunStats struct {
 	SubMetrics      []Rate        `json:"sub_metrics"`
 	ChainBuckets    []Rate        `json:"chain_buckets"`
 	FailureReasons  []ReasonCount `json:"failure_reasons"`
+	// Trials is the run's reliability over repeated trials (Run.Trials);
+	// absent for a run without trials.
+	Trials *trials.Summary `json:"trials,omitempty"`
 }
 
 // NewRunStats computes a run's own statistics.
 func NewRunStats(r Run) RunStats {
-	s := RunStats{Name: r.Name, Identity: r.Identity, Turns: len(r.Turns), Dialogs: len(r.Dialogs)}
+	s := RunStats{Name: r.Name, Identity: r.Identity, Turns: len(r.Turns), Dialogs: len(r.Dialogs), Trials: r.Trials}
 	type acc struct{ n, p int }
 	subs := map[string]*acc{}
 	bks := map[string]*acc{}

@@ -89,6 +89,10 @@ type Run struct {
 	Identity Identity
 	Turns    []Turn
 	Dialogs  []Dialog
+	// Trials is the run's reliability over repeated trials (pass^k,
+	// flaky tasks) as its summary records it; nil for a run without
+	// trials.
+	Trials *trials.Summary
 }
 
 // Options controls a comparison. The zero value is not valid; start from

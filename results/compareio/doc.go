@@ -3,7 +3,10 @@
 // and writes the results of package metrics/compare: compare.json
 // (everything, machine-readable), compare.parquet (the paired turns with
 // both verdicts), compare.md (the Markdown report a person reads in a pull
-// request) and compare.html (the same with plots as inline SVG).
+// request) and compare.html (the same with plots as inline SVG). When
+// every run has repeated trials, compare.md ends with their pass^k, pass@k
+// and flaky tasks (from each summary's trials), as the Markdown on stdout
+// does.
 //
 // Every output file is written to a temporary name, synced and renamed,
 // so a reader never sees a half-written file; compare.json is renamed

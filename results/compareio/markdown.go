@@ -48,7 +48,44 @@ func WriteMarkdown(w io.Writer, rep *compare.Report) error {
 	for i := range rep.Comparisons {
 		writeComparison(p, &rep.Comparisons[i], len(rep.Comparisons) > 1)
 	}
+	writeTrials(p, rep)
 	return b.Flush()
+}
+
+// writeTrials adds pass^k and pass@k of each run, and the change in pass^k
+// from the base, when every run has repeated trials.
+func writeTrials(p printer, rep *compare.Report) {
+	k := 0
+	for i, r := range rep.Runs {
+		if r.Trials == nil {
+			return
+		}
+		if i == 0 || r.Trials.K < k {
+			k = r.Trials.K
+		}
+	}
+	first, last := rep.Runs[0].Trials, rep.Runs[len(rep.Runs)-1].Trials
+	p("## Reliability over trials\n\npass^k: every one of k trials of a task passes (τ-bench); pass@k: at least one does.\n\n| k |")
+	for _, r := range rep.Runs {
+		p(" %s pass^k | %s pass@k |", codeCell(r.Name), codeCell(r.Name))
+	}
+	p(" Δ pass^k (last - first) |\n|---|")
+	for range rep.Runs {
+		p("---:|---:|")
+	}
+	p("---:|\n")
+	for i := range k {
+		p("| %d |", i+1)
+		for _, r := range rep.Runs {
+			p(" %.3f | %.3f |", r.Trials.PassHat[i], r.Trials.PassAt[i])
+		}
+		p(" %+.3f |\n", last.PassHat[i]-first.PassHat[i])
+	}
+	p("\nFlaky tasks (some trials pass, some fail):")
+	for _, r := range rep.Runs {
+		p(" %s %d/%d (%.3f)", code(r.Name), r.Trials.Flaky, r.Trials.Tasks, r.Trials.FlakyShare)
+	}
+	p("\n")
 }
 
 type printer func(format string, args ...any)

@@ -60,7 +60,8 @@ func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
 	if err != nil {
 		return compare.Run{}, rd.Corrupt(rundir.SummaryFile, badinput.NoRow, "thresholds", err.Error())
 	}
-	run := compare.Run{Name: dir, Identity: ident, Turns: make([]compare.Turn, 0, sum.Turns), Dialogs: make([]compare.Dialog, 0, sum.Dialogs)}
+	run := compare.Run{Name: dir, Identity: ident, Turns: make([]compare.Turn, 0, sum.Turns), Dialogs: make([]compare.Dialog, 0, sum.Dialogs),
+		Trials: sum.Trials}
 	var row int64
 	for tr, err := range rd.Turns(ctx) {
 		if err != nil {

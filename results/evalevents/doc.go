@@ -30,4 +30,8 @@
 // attached to it. Records carry the time the caller gives; aem run gives
 // none (0, OTLP's "unknown": a collector stamps the observed time), so the
 // same run writes the same bytes.
+//
+// WriteRun writes the events of a finished run directory (aem run
+// --otel-out), reading its rows through package rundir; FromDialog and
+// Writer are the parts it is made of.
 package evalevents

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/aem-dev/aem/input/golden"
+	"github.com/aem-dev/aem/tooldef"
+)
+
+// inputOptions are the flags that say how a golden dataset is read; run
+// and import share them.
+type inputOptions struct {
+	mapping string
+	tools   string
+}
+
+func (o *inputOptions) addFlags(fs *flagSet) {
+	in := fs.shared(topicInput)
+	in.StringVar(&o.mapping, "map", "", "column mapping for Parquet input with other column names: canonical=theirs,... e.g. gold_args=expected_arguments")
+	in.StringVar(&o.tools, "tools", "", "tool definitions offered in every dialog that gives none (JSON array or JSON Lines of OpenAI/MCP/BFCL function definitions)")
+}
+
+// readOptions resolves --map and reads the --tools file into the reader's
+// options.
+func (o inputOptions) readOptions() (golden.ReadOptions, error) {
+	mapping, err := golden.ParseMapping(o.mapping)
+	if err != nil {
+		return golden.ReadOptions{}, err
+	}
+	tools, err := readTools(o.tools)
+	if err != nil {
+		return golden.ReadOptions{}, err
+	}
+	return golden.ReadOptions{Mapping: mapping, Tools: tools}, nil
+}
+
+// workDirHelp is the help line of --work-dir, shared by run and merge.
+const workDirHelp = "where remote inputs are downloaded and remote outputs staged (default: the system temp dir)"
+
+// readTools reads a tool definitions file; nil when path is empty.
+func readTools(path string) (*tooldef.Set, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading tool definitions: %w", err)
+	}
+	return tooldef.Parse(path, data)
+}
