@@ -82,15 +82,15 @@ func (l *lastStats) Done(s Stats, _ error) { *l.s = s }
 func BenchmarkRun100k(b *testing.B) { benchRun(b, 100_000) }
 
 // BenchmarkVocabularyPass100k is the first pass a run makes over the same
-// ~100k turns to count the gold replies' words (GoldVocabulary): run it
+// ~100k turns to read its gold side (ReadGold): run it
 // beside BenchmarkRun100k, which includes it, for its share of a run.
 func BenchmarkVocabularyPass100k(b *testing.B) {
 	in := benchInput(b, 100_000)
 	b.ResetTimer()
 	for b.Loop() {
-		v, err := GoldVocabulary(context.Background(), in, golden.ReadOptions{})
-		if err != nil || v.Replies() == 0 {
-			b.Fatal(v, err)
+		g, err := ReadGold(context.Background(), in, golden.ReadOptions{})
+		if err != nil || g.Vocabulary.Replies() == 0 {
+			b.Fatal(g, err)
 		}
 	}
 }

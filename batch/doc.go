@@ -1,7 +1,11 @@
 // Package batch runs the AEM metric over a golden dataset at nightly scale
 // and reads the results back.
 //
-// Data flow of [Run]: a reader goroutine streams dialogs from the golden
+// Data flow of [Run]: first one pass over the whole gold side ([ReadGold],
+// whatever the shard or the point a run resumes from): the vocabulary that
+// weighs reply clauses and the gold calls' conflicts with their tool
+// definitions, which summary.json lists (or Options.StrictGold refuses).
+// Then a reader goroutine streams dialogs from the golden
 // dataset (package input/golden) and groups them into chunks; worker
 // goroutines collect the semantic comparisons of a whole chunk and score
 // them with one call to the metrics.Scorer (metrics.Metric.Similarities, so

@@ -9,7 +9,6 @@ import (
 
 	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
-	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/rundir"
 	"gocloud.dev/blob"
 )
@@ -97,13 +96,19 @@ type Options struct {
 	Source   Source
 	SourceID string
 
-	// Vocabulary weighs the clauses of gold replies (see
-	// metrics.Metric.WithVocabulary). Nil: the Metric's, and when it has
-	// none Run learns it in a first pass
-	// over every gold reply of Input (the whole dataset, whatever the
-	// shard), so a Source needs Input to be the local golden dataset it
-	// reads, or a Vocabulary.
-	Vocabulary *features.Vocabulary
+	// Gold is what the run learns from the whole golden dataset before
+	// scoring (ReadGold): the vocabulary that weighs the clauses of gold
+	// replies (see metrics.Metric.WithVocabulary; the Metric's own, when it
+	// has one, wins over Gold's nil Vocabulary) and the gold calls'
+	// conflicts with their tool definitions. Nil: Run reads it from Input
+	// (the whole dataset, whatever the shard), so a Source needs Input to
+	// be the local golden dataset it reads, or Gold.
+	Gold *Gold
+	// StrictGold refuses a golden dataset whose gold calls break their tool
+	// definitions (a *GoldConflictsError listing every one, exit status 3)
+	// before anything is scored. Without it the gold wins for those fields
+	// (metrics.GoldConflicts) and summary.json lists the conflicts.
+	StrictGold bool
 }
 
 // ShardFromEnv reads the shard of a Kubernetes Indexed Job:
@@ -156,7 +161,7 @@ func (o Options) Validate() error {
 	if err := o.Shard.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := o.vocabularyProblem(); err != nil {
+	if err := o.goldProblem(); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {

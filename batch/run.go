@@ -120,12 +120,17 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	}
 	defer cleanup()
 	defer src.Close()
-	vocab, err := o.vocabulary(ctx, inputPath)
+	gold, err := o.gold(ctx, inputPath)
 	if err != nil {
 		o.Progress.Start(-1)
 		return nil, err
 	}
-	o.Metric = o.Metric.WithVocabulary(vocab)
+	conflicts := o.conflictsOf(gold)
+	if o.StrictGold && len(conflicts) > 0 {
+		o.Progress.Start(-1)
+		return nil, &GoldConflictsError{Conflicts: conflicts}
+	}
+	o.Metric = o.Metric.WithVocabulary(gold.Vocabulary)
 	st.o = o
 	o.Progress.Start(totalRows)
 
@@ -206,6 +211,9 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 
 	sum = st.final.Summary()
 	st.header(sum)
+	if sum.GoldConflicts, err = rundir.NewGoldConflicts(conflicts); err != nil {
+		return nil, err
+	}
 	// Data files first; summary.json last.
 	commitStart := time.Now()
 	if err := st.final.CommitData(); err != nil {

@@ -66,10 +66,12 @@
 // # Tool definitions
 //
 // A Dialog may carry the tool definitions it offered (Dialog.Tools, see
-// package tooldef). Then every gold call must fit its definition
-// (ValidateGoldCall: a *SchemaError naming dialog, turn, field and rule is
-// bad input), and action turns are judged with the schema, in this order
-// of checks: a predicted tool the definitions do not offer is
+// package tooldef). Every way a gold call breaks its definition is a
+// Conflict (GoldConflicts): a finding for the caller to report, not an
+// error, for the gold wins there: the rule it breaks is not applied to the
+// prediction at that field (the same tool nobody offered, the same unknown
+// or missing key, a value of the gold's type), while every other rule still
+// is. Action turns are judged with the schema, in this order of checks: a predicted tool the definitions do not offer is
 // tool_mismatch (a FieldScore with method "not_offered" names it), and two
 // names that find the same definition match ("." and "_" alike, tool.action
 // or action alone); predicted arguments that are not a JSON object

@@ -359,13 +359,6 @@ func checkTurn(d Dialog, r *Turn, seen map[int]bool) error {
 			}
 			return err
 		}
-		if err := ValidateGoldCall(d.Tools, r.Gold); err != nil {
-			var se *SchemaError
-			if errors.As(err, &se) {
-				se.DialogID, se.TurnNo = d.ID, r.TurnNo
-			}
-			return err
-		}
 	}
 	if r.GoldNoCall && (r.Role != RoleTool || r.Gold.ToolID != "" || r.Gold.Action != "" || len(r.Gold.Args) > 0) {
 		return badDialog(d, "turn %d: a gold \"no call\" must be a Tool turn without a gold call", r.TurnNo)

@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,62 +9,75 @@ import (
 	"github.com/aem-dev/aem/tooldef"
 )
 
-// ErrGoldSchema is returned (wrapped in a *SchemaError) for a gold call
-// that breaks the definition of the tool it calls: bad input, since the
-// gold side is the user's.
-var ErrGoldSchema = errors.New("gold call breaks its tool definition")
-
-// RuleOffered is the SchemaError rule of a gold call to a tool the
-// dialog's definitions do not offer. The other rules are tooldef's.
+// RuleOffered is the Conflict rule of a gold call to a tool the dialog's
+// definitions do not offer. The other rules are tooldef's.
 const RuleOffered tooldef.Rule = "offered"
 
-// SchemaError describes a gold call that breaks its tool definition: where
-// it is, the field and the rule. It matches ErrGoldSchema with errors.Is.
-type SchemaError struct {
-	DialogID string // empty when not known (ValidateGoldCall)
-	TurnNo   int    // 0 when not known
-	Tool     string // the call's name (tool.action)
-	Field    string // path inside args, e.g. "unit" or "filters.region[1]"; empty for the call itself
-	Rule     tooldef.Rule
-	Detail   string
+// Conflict is one way a gold call breaks the tool definitions of its
+// dialog. Public tool schemas are written loosely and the gold is what the
+// dataset's authors trust, so a conflict is a finding to report, not bad
+// input: the gold wins for that field (see GoldConflicts).
+type Conflict struct {
+	Tool string // the gold call's name (FunctionName)
+	// Field is the path inside the arguments ("unit", "table[1][0]");
+	// empty for the call itself (RuleOffered).
+	Field  string
+	Rule   tooldef.Rule
+	Detail string // what is wrong, e.g. `expected integer, got a string "ticket_001"`
+	// Value is the gold value at Field (decoded JSON; an $any
+	// alternative's), nil for a required parameter left out and for
+	// RuleOffered.
+	Value any
+	// Want is what the definition wanted there: "integer", `one of
+	// ["Gluten Free","Vegan"]`, "present", "an offered tool".
+	Want string
 }
 
-// Error implements error.
-func (e *SchemaError) Error() string {
-	where := ""
-	if e.DialogID != "" {
-		where = fmt.Sprintf("dialog %q turn %d: ", e.DialogID, e.TurnNo)
-	}
-	field := ""
-	if e.Field != "" {
-		field = ", field " + e.Field
-	}
-	return fmt.Sprintf("%sgold call %s%s: %s (rule %s; fix the gold call or the tool definition)", where, e.Tool, field, e.Detail, e.Rule)
-}
-
-// Unwrap makes errors.Is(err, ErrGoldSchema) true.
-func (e *SchemaError) Unwrap() error { return ErrGoldSchema }
-
-// ValidateGoldCall checks a gold call against the tool definitions: the
-// tool must be offered; every required parameter given (a required
-// parameter marked $optional is a violation too); no parameter the schema
-// does not allow; every value, and every $any alternative, fitting its
-// schema. It returns a *SchemaError for the first violation, nil when the
-// call fits or tools is nil. Batch calls it to report the row; Judge calls
-// it for every gold action turn.
-func ValidateGoldCall(tools *tooldef.Set, c Call) error {
+// GoldConflicts lists every way the gold call c breaks the tool
+// definitions: a tool not offered; a required parameter left out (or
+// marked $optional); a parameter the schema does not allow; a value, or an
+// $any alternative, of the wrong type or shape at any depth, or outside its
+// enum. Nil when c fits or tools is nil.
+//
+// Judging lets the gold win where it conflicts: the rule the gold breaks
+// is not applied to the prediction at that field (a prediction may call
+// the same tool that is not offered, leave out the same required key, give
+// the same unknown key, a value of the gold's type there), while every
+// other rule still is, and the values are compared with the gold's.
+func GoldConflicts(tools *tooldef.Set, c Call) []Conflict {
 	if tools == nil {
 		return nil
 	}
 	tool := tools.Resolve(c.DefinitionNames()...)
 	if tool == nil {
-		return &SchemaError{Tool: c.FunctionName(), Rule: RuleOffered, Detail: "the dialog's tool definitions do not offer this tool"}
+		return []Conflict{{Tool: c.FunctionName(), Rule: RuleOffered,
+			Detail: "the dialog's tool definitions do not offer this tool", Want: "an offered tool"}}
 	}
-	if vs := goldArgViolations(tool.Args(), c.Args); len(vs) > 0 {
-		return &SchemaError{Tool: c.FunctionName(), Field: vs[0].Field, Rule: vs[0].Rule, Detail: vs[0].Detail}
+	vs := goldArgViolations(tool.Args(), c.Args)
+	out := make([]Conflict, len(vs))
+	for i, v := range vs {
+		out[i] = Conflict{Tool: c.FunctionName(), Field: v.Field, Rule: v.Rule, Detail: v.Detail, Value: v.Value, Want: v.Want}
 	}
-	return nil
+	return out
 }
+
+// goldWins holds the rules a gold call breaks, by field ("field|rule"):
+// the prediction is not held to them there.
+type goldWins map[string]bool
+
+func goldWinsOf(cs []Conflict) goldWins {
+	if len(cs) == 0 {
+		return nil
+	}
+	w := make(goldWins, len(cs))
+	for _, c := range cs {
+		w[c.Field+"|"+string(c.Rule)] = true
+	}
+	return w
+}
+
+// waives reports whether the gold breaks rule at field itself.
+func (w goldWins) waives(field string, rule tooldef.Rule) bool { return w[field+"|"+string(rule)] }
 
 // goldArgViolations is Tool.ValidateArgs for gold args, which may hold
 // $any / $optional specs.
@@ -120,18 +131,27 @@ func goldObject(s *tooldef.Schema, path string, m map[string]any, closed bool) [
 			if given {
 				detail = "required parameter is marked $optional"
 			}
-			out = append(out, tooldef.Violation{Field: joinPath(path, r), Rule: tooldef.RuleRequired, Detail: detail})
+			out = append(out, tooldef.Violation{Field: joinPath(path, r), Rule: tooldef.RuleRequired, Detail: detail, Want: "present"})
 		}
 	}
 	for _, k := range sortedKeys(m) {
 		ps, allowed := s.Property(k, closed)
 		if !allowed {
-			out = append(out, tooldef.Violation{Field: joinPath(path, k), Rule: tooldef.RuleUnknown, Detail: "the tool definition has no such parameter"})
+			out = append(out, tooldef.Violation{Field: joinPath(path, k), Rule: tooldef.RuleUnknown, Detail: "the tool definition has no such parameter",
+				Value: firstAlternatives(m[k]), Want: "no such parameter" + listing(s)})
 			continue
 		}
 		out = append(out, goldViolations(ps, joinPath(path, k), m[k], false)...)
 	}
 	return out
+}
+
+// listing names the parameters an object schema has, for messages.
+func listing(s *tooldef.Schema) string {
+	if s == nil || len(s.Properties) == 0 {
+		return " (it takes none)"
+	}
+	return " (it has " + strings.Join(sortedKeys(s.Properties), ", ") + ")"
 }
 
 func joinPath(path, key string) string {

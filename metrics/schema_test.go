@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -185,59 +186,116 @@ func TestNoCall(t *testing.T) {
 	}
 }
 
-// TestGoldSchema: a gold call that breaks its own tool definition is bad
-// input naming dialog, turn, field and rule.
-func TestGoldSchema(t *testing.T) {
+// TestGoldConflicts: every way a gold call breaks its definition is
+// listed, several per call, with the field, rule, value and what the
+// schema wanted; none is an error, and the gold itself as the prediction
+// passes (the gold wins).
+func TestGoldConflicts(t *testing.T) {
 	tools := mustTools(t, testTools)
 	tests := []struct {
-		name  string
-		gold  Call
-		field string
-		rule  tooldef.Rule
+		name string
+		gold Call
+		want string // "field|rule|value|want;" per conflict, in order
 	}{
-		{"not offered", call(t, "get_forecast", `{}`), "", RuleOffered},
-		{"required missing", call(t, "get_weather", `{"unit": "celsius"}`), "city", tooldef.RuleRequired},
-		{"required marked optional", call(t, "get_weather", `{"city": {"$any": ["P"], "$optional": true}}`), "city", tooldef.RuleRequired},
-		{"unknown", call(t, "get_weather", `{"city": "P", "country": "FR"}`), "country", tooldef.RuleUnknown},
-		{"type", call(t, "get_weather", `{"city": "P", "days": "3"}`), "days", tooldef.RuleType},
-		{"enum", call(t, "get_weather", `{"city": "P", "unit": "kelvin"}`), "unit", tooldef.RuleEnum},
-		{"an alternative's type", call(t, "get_weather", `{"city": "P", "days": {"$any": [3, "three"]}}`), "days", tooldef.RuleType},
-		{"nested required", call(t, "get_weather", `{"city": "P", "filter": {"n": 2}}`), "filter.region", tooldef.RuleRequired},
-		{"nested spec type", call(t, "get_weather", `{"city": "P", "filter": {"region": "EU", "n": {"$any": [1, "x"]}}}`), "filter.n", tooldef.RuleType},
-		{"nested required marked optional", call(t, "get_weather", `{"city": "P", "filter": {"region": {"$any": ["EU"], "$optional": true}}}`), "filter.region", tooldef.RuleRequired},
+		{"fits", call(t, "get_weather", `{"city": {"$any": ["Paris", "Paris, FR"]}, "unit": {"$any": ["celsius"], "$optional": true}}`), ""},
+		{"fits, nested specs", call(t, "get_weather", `{"city": "P", "filter": {"region": {"$any": ["EU", "US"]}, "n": {"$any": [1], "$optional": true}}}`), ""},
+		{"fits by a loose name", call(t, "math_factorial", `{"n": 3}`), ""},
+		{"not offered", call(t, "get_forecast", `{"x": 1}`), "|offered|<nil>|an offered tool;"},
+		{"required missing and marked optional", call(t, "get_weather", `{"unit": "celsius", "filter": {"region": {"$any": ["EU"], "$optional": true}}}`),
+			"city|required|<nil>|present;filter.region|required|<nil>|present;"},
+		{"unknown, type and enum at once", call(t, "get_weather", `{"city": "P", "country": "FR", "days": "3", "unit": "kelvin"}`),
+			`country|unknown|FR|no such parameter (it has alerts, city, days, filter, lat, note, unit);days|type|3|integer;unit|enum|kelvin|one of ["celsius","fahrenheit"];`},
+		{"every bad alternative", call(t, "get_weather", `{"city": "P", "days": {"$any": [3, "three", 2.5]}}`), "days|type|three|integer;days|type|2.5|integer;"},
+		{"nested", call(t, "get_weather", `{"city": "P", "filter": {"n": {"$any": [1, "x"]}}}`), "filter.region|required|<nil>|present;filter.n|type|x|integer;"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pred := tt.gold
-			_, err := judgeAction(t, tools, tt.gold, &pred, false)
-			var se *SchemaError
-			if !errors.As(err, &se) || !errors.Is(err, ErrGoldSchema) {
-				t.Fatalf("got %v, want a *SchemaError", err)
+			var got strings.Builder
+			for _, c := range GoldConflicts(tools, tt.gold) {
+				fmt.Fprintf(&got, "%s|%s|%v|%s;", c.Field, c.Rule, c.Value, c.Want)
+				if c.Tool != tt.gold.FunctionName() || c.Detail == "" {
+					t.Errorf("conflict %+v: want tool %s and a detail", c, tt.gold.FunctionName())
+				}
 			}
-			if se.DialogID != "d" || se.TurnNo != 1 || se.Field != tt.field || se.Rule != tt.rule {
-				t.Errorf("got %+v, want field %q rule %q", se, tt.field, tt.rule)
+			if got.String() != tt.want {
+				t.Errorf("conflicts\n %s\nwant\n %s", got.String(), tt.want)
 			}
-			if !strings.Contains(err.Error(), `dialog "d" turn 1: gold call`) || !strings.Contains(err.Error(), "rule "+string(tt.rule)) {
-				t.Errorf("message %q", err)
+			pred := firstAlternativesCall(tt.gold)
+			v, err := judgeAction(t, tools, tt.gold, &pred, false)
+			if err != nil || !v.Pass {
+				t.Errorf("the gold as the prediction: %v, %+v", err, v)
 			}
 		})
 	}
-	ok := []Call{
-		call(t, "get_weather", `{"city": {"$any": ["Paris", "Paris, FR"]}, "unit": {"$any": ["celsius"], "$optional": true}}`),
-		call(t, "get_weather", `{"city": "P", "filter": {"region": {"$any": ["EU", "US"]}, "n": {"$any": [1], "$optional": true}}}`),
-		call(t, "math_factorial", `{"n": 3}`),
+	if GoldConflicts(nil, call(t, "x", `{"a": 1}`)) != nil {
+		t.Error("conflicts without tool definitions")
 	}
-	for _, g := range ok {
-		if err := ValidateGoldCall(tools, g); err != nil {
-			t.Errorf("%v: %v", g, err)
-		}
+}
+
+// firstAlternativesCall is the call that gives every gold parameter its
+// first alternative and leaves $optional ones out.
+func firstAlternativesCall(g Call) Call {
+	g.Args = firstAlternatives(g.Args).(map[string]any)
+	return g
+}
+
+// TestGoldWins: where the gold breaks a rule, the prediction is not held to
+// it at that field; every other rule still applies, and values are
+// compared with the gold's.
+func TestGoldWins(t *testing.T) {
+	tools := mustTools(t, `[
+	 {"name": "get_ticket", "parameters": {"type": "object", "required": ["ticket_id"], "properties": {
+	   "ticket_id": {"type": "integer"}, "diet": {"type": "string", "enum": ["Gluten Free", "Vegan"]},
+	   "days": {"type": "integer"}, "city": {"type": "string"},
+	   "table": {"type": "array", "items": {"type": "integer"}},
+	   "filter": {"type": "object", "properties": {"region": {"type": "string"}, "n": {"type": "integer"}}, "required": ["region"], "additionalProperties": false}}}}]`)
+	gt := func(args string) Call { return call(t, "get_ticket", args) }
+	tests := []struct {
+		name       string
+		gold, pred Call
+		checks     []Reason
+	}{
+		{"type: the gold's string passes", gt(`{"ticket_id": "ticket_001"}`), gt(`{"ticket_id": "ticket_001"}`), nil},
+		{"type: another string is a wrong value", gt(`{"ticket_id": "ticket_001"}`), gt(`{"ticket_id": "ticket_002"}`), []Reason{ReasonInconsistentValues}},
+		{"type: the declared type is a wrong value", gt(`{"ticket_id": "ticket_001"}`), gt(`{"ticket_id": 1}`), []Reason{ReasonInconsistentValues}},
+		{"type: other fields keep their rules", gt(`{"ticket_id": "ticket_001", "days": 2}`), gt(`{"ticket_id": "ticket_001", "days": "2"}`), []Reason{ReasonInvalidType}},
+		{"enum: the gold's value passes", gt(`{"ticket_id": 1, "diet": "GF"}`), gt(`{"ticket_id": 1, "diet": "gf"}`), nil},
+		{"enum: the enum's value is compared exactly", gt(`{"ticket_id": 1, "diet": "GF"}`), gt(`{"ticket_id": 1, "diet": "Gluten Free"}`), []Reason{ReasonInconsistentValues}},
+		{"unknown: giving it passes", gt(`{"ticket_id": 1, "seat": "12A"}`), gt(`{"ticket_id": 1, "seat": "12A"}`), nil},
+		{"unknown: leaving it out is missing", gt(`{"ticket_id": 1, "seat": "12A"}`), gt(`{"ticket_id": 1}`), []Reason{ReasonMissingParameters}},
+		{"unknown: another unknown is extra", gt(`{"ticket_id": 1, "seat": "12A"}`), gt(`{"ticket_id": 1, "seat": "12A", "row": 3}`), []Reason{ReasonExtraParameters}},
+		{"required: leaving it out as the gold does", gt(`{"days": 1}`), gt(`{"days": 1}`), nil},
+		{"required: giving it is extra to the gold", gt(`{"days": 1}`), gt(`{"days": 1, "ticket_id": 4}`), []Reason{ReasonExtraParameters}},
+		{"nested: the gold's shape passes", gt(`{"ticket_id": 1, "table": [[10, 20], [30, 40]]}`), gt(`{"ticket_id": 1, "table": [[10, 20], [30, 40]]}`), nil},
+		{"nested: flattened is a wrong value", gt(`{"ticket_id": 1, "table": [[10, 20], [30, 40]]}`), gt(`{"ticket_id": 1, "table": [10, 20, 30, 40]}`), []Reason{ReasonInconsistentValues}},
+		{"nested: an element beyond the gold's keeps the rule", gt(`{"ticket_id": 1, "table": [[10, 20]]}`), gt(`{"ticket_id": 1, "table": [[10, 20], [30]]}`),
+			[]Reason{ReasonInvalidType, ReasonInconsistentValues}},
+		{"nested required: left out as the gold does", gt(`{"ticket_id": 1, "filter": {"n": 2}}`), gt(`{"ticket_id": 1, "filter": {"n": 2}}`), nil},
+		{"nested unknown: given as the gold does", gt(`{"ticket_id": 1, "filter": {"region": "EU", "x": 1}}`), gt(`{"ticket_id": 1, "filter": {"region": "EU", "x": 1}}`), nil},
+		{"nested unknown: another is a bad shape", gt(`{"ticket_id": 1, "filter": {"region": "EU", "x": 1}}`), gt(`{"ticket_id": 1, "filter": {"region": "EU", "x": 1, "y": 2}}`),
+			[]Reason{ReasonInvalidType, ReasonInconsistentValues}},
+		{"offered: the gold's own tool", call(t, "get_forecast", `{"city": "P"}`), call(t, "get_forecast", `{"city": "P"}`), nil},
+		{"offered: another tool nobody offers", call(t, "get_forecast", `{"city": "P"}`), call(t, "get_weather", `{"city": "P"}`), []Reason{ReasonToolMismatch}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(GoldConflicts(tools, tt.gold)) == 0 && !strings.Contains(tt.name, "other fields") {
+				t.Fatalf("the gold %v fits: not a test of conflicts", tt.gold)
+			}
+			v, err := judgeAction(t, tools, tt.gold, &tt.pred, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(v.FailedChecks, tt.checks) {
+				t.Errorf("checks %v, want %v\n%+v", v.FailedChecks, tt.checks, v.FieldScores)
+			}
+		})
 	}
 }
 
 // FuzzToolChecks: judging a call against tool definitions never panics,
 // gives the same verdict twice, and a verdict passes exactly when no check
-// failed. A gold call that breaks its definitions is an ErrGoldSchema, and
-// only that.
+// failed. A gold call that breaks its definitions is judged like any.
 func FuzzToolChecks(f *testing.F) {
 	f.Add(testTools, "get_weather", `{"city": "Paris", "unit": "celsius"}`, "get_weather", `{"city": "paris", "days": "3"}`)
 	f.Add(testTools, "math.factorial", `{"n": {"$any": [1, 2]}}`, "math_factorial", `{"n": 2.0}`)
@@ -261,10 +319,7 @@ func FuzzToolChecks(f *testing.F) {
 			Gold: Call{Action: goldName, Args: gold}, Predict: pred}}}
 		first, err := Evaluate(t.Context(), Lexical{}, DefaultConfig(), []Dialog{d})
 		if err != nil {
-			if !errors.Is(err, ErrGoldSchema) {
-				t.Fatalf("unexpected error: %v", err)
-			}
-			return
+			t.Fatalf("unexpected error: %v", err)
 		}
 		second, err := Evaluate(t.Context(), Lexical{}, DefaultConfig(), []Dialog{d})
 		if err != nil {

@@ -142,7 +142,8 @@ func (v *Verdict) fail(ok bool, r Reason) {
 func (j *judger) action(g, p *Turn) (judged, error) {
 	out := judged{v: j.newVerdict(g, p.TurnNo), row: g}
 	v := &out.v
-	toolOK, actionOK, offered := j.structure(g.Gold, p.Predict)
+	wins := goldWinsOf(GoldConflicts(j.tools, g.Gold))
+	toolOK, actionOK, offered := j.structure(g.Gold, p.Predict, wins)
 	v.fail(toolOK, ReasonToolMismatch)
 	v.fail(actionOK, ReasonActionMismatch)
 	v.Structure = outcome(toolOK && actionOK)
@@ -163,7 +164,7 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 	v.fail(len(v.ExtraKeys) == 0, ReasonExtraParameters)
 	v.Completeness = outcome(len(v.MissingKeys) == 0 && len(v.ExtraKeys) == 0)
 
-	c := &comparer{j: j, badType: j.typeErrors(g.Gold, p.Predict), tool: tool, base: g.Gold.FieldBase()}
+	c := &comparer{j: j, badType: j.typeErrors(g.Gold, p.Predict, wins), tool: tool, base: g.Gold.FieldBase()}
 	if err := j.values(c, g, p, tool); err != nil {
 		return judged{}, err
 	}
@@ -186,9 +187,11 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 }
 
 // structure compares the calls' names. With tool definitions, a predicted
-// tool they do not offer is a tool mismatch (offered false), and two names
-// that find the same definition match (math_factorial for math.factorial).
-func (j *judger) structure(gold, pred Call) (toolOK, actionOK, offered bool) {
+// tool they do not offer is a tool mismatch (offered false), unless it is
+// the gold's own tool, which they do not offer either (the gold wins), and
+// two names that find the same definition match (math_factorial for
+// math.factorial).
+func (j *judger) structure(gold, pred Call, wins goldWins) (toolOK, actionOK, offered bool) {
 	gt, ga := Named(gold.ToolID, gold.Action)
 	pt, pa := Named(pred.ToolID, pred.Action)
 	toolOK, actionOK = gt == pt, ga == pa
@@ -197,6 +200,8 @@ func (j *judger) structure(gold, pred Call) (toolOK, actionOK, offered bool) {
 	}
 	def := j.tools.Resolve(pred.DefinitionNames()...)
 	switch {
+	case def == nil && toolOK && actionOK && wins.waives("", RuleOffered):
+		return true, true, true
 	case def == nil:
 		return false, actionOK, false
 	case def == j.tools.Resolve(gold.DefinitionNames()...):
@@ -210,8 +215,9 @@ func (j *judger) structure(gold, pred Call) (toolOK, actionOK, offered bool) {
 // does not allow at any depth, and, below the top level, a required key
 // left out or a key a closed object does not allow (at the top level those
 // are missing_parameters and extra_parameters, judged against gold). Nil
-// without tool definitions or when the predicted tool is not offered.
-func (j *judger) typeErrors(gold, pred Call) map[string]string {
+// without tool definitions or when the predicted tool is not offered. A
+// rule the gold call itself breaks at a field (wins) is not applied there.
+func (j *judger) typeErrors(gold, pred Call, wins goldWins) map[string]string {
 	pt := j.tools.Resolve(pred.DefinitionNames()...)
 	if pt == nil {
 		return nil
@@ -219,7 +225,7 @@ func (j *judger) typeErrors(gold, pred Call) map[string]string {
 	base := gold.FieldBase()
 	var out map[string]string
 	for _, viol := range pt.ValidateArgs(pred.Args) {
-		if !shapeRule(viol) {
+		if !shapeRule(viol) || wins.waives(viol.Field, viol.Rule) {
 			continue
 		}
 		if out == nil {

@@ -53,6 +53,13 @@
 // run reports what a single one does; a trial given twice is ErrCorrupt.
 // A shard holds whole tasks (Shard.Contains looks at the dialog_id only).
 //
+// # Gold conflicts
+//
+// Summary.GoldConflicts lists every gold call that breaks its tool
+// definitions (NewGoldConflicts, from package input/golden's Conflict), in
+// an order that depends only on where the input holds them; Merge lists
+// the shards' together, so a merged run reports what a single one does.
+//
 // # Adding a column
 //
 // Add a field to TurnRow or DialogRow at the end of the struct, optional

@@ -146,6 +146,11 @@ func Merge(ctx context.Context, opts MergeOptions, outDir string, shardDirs ...s
 	sum.Input, sum.Scorer, sum.Thresholds, sum.MetricVersion = first.Input, first.Scorer, first.Thresholds, first.MetricVersion
 	sum.Settings = maps.Clone(first.Settings)
 	delete(sum.Settings, "shard")
+	parts := make([]*GoldConflicts, len(runs))
+	for i, r := range runs {
+		parts[i] = r.Summary.GoldConflicts
+	}
+	sum.GoldConflicts = mergeConflicts(parts...)
 	if err := w.CommitData(); err != nil {
 		return nil, err
 	}

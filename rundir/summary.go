@@ -63,6 +63,9 @@ type Summary struct {
 	// pass@k, pass^k and flaky tasks over the dialogs with a trial;
 	// dialogs.parquet has each task's figures.
 	Trials *trials.Summary `json:"trials,omitempty"`
+	// GoldConflicts lists the gold calls that break their tool
+	// definitions (the gold won for those fields); absent when none does.
+	GoldConflicts *GoldConflicts `json:"gold_conflicts,omitempty"`
 	// Embedding is set for runs scored with the embedding model: what the
 	// model did in this invocation of aem run (a resumed run's earlier
 	// invocations are not in it; a merge has none).

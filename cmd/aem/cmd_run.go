@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +17,6 @@ import (
 	"github.com/aem-dev/aem/input/predictions"
 	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/judge"
-	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/results/evalevents"
 	"github.com/aem-dev/aem/results/report"
 	"github.com/aem-dev/aem/rundir"
@@ -37,12 +38,14 @@ type runOptions struct {
 	otelOut       string
 	report        bool
 	reportOpts    reportOptions
+	strictGold    bool
 }
 
 func (o *runOptions) addFlags(fs *flagSet) {
 	o.input.addFlags(fs)
 	in := fs.own(topicInput)
 	in.BoolVar(&o.requireSorted, "require-sorted", false, "fail on input whose dialogs' rows are not contiguous instead of grouping them on disk")
+	in.BoolVar(&o.strictGold, "strict-gold", false, "refuse gold calls that break their tool definitions (exit 3, listing all) instead of letting the gold win for those fields")
 	o.pred.addFlags(fs)
 	o.metric.addFlags(fs)
 	o.scorer.addFlags(fs)
@@ -109,42 +112,43 @@ EXAMPLES
 	}
 }
 
-// backgroundVocabulary is the gold replies' words of a local input,
-// counted (batch.GoldVocabulary) while the scorer opens: a model's
-// sessions take a moment to open, and the count is read before scoring
+// backgroundGold is what a run learns from the whole gold side of a local
+// input (batch.ReadGold: the gold replies' words, the gold calls'
+// conflicts with their definitions), read while the scorer opens: a
+// model's sessions take a moment to open, and it is needed before scoring
 // anyway.
-type backgroundVocabulary struct {
+type backgroundGold struct {
 	cancel context.CancelFunc
-	done   chan *features.Vocabulary // nil when it could not be counted
+	done   chan *batch.Gold // nil when it could not be read
 }
 
-// countVocabulary starts counting the words of input's gold replies; a
-// remote input is counted by batch.Run once it has its local copy.
-func countVocabulary(ctx context.Context, input string, opts golden.ReadOptions) *backgroundVocabulary {
+// readGold starts reading input's gold side; a remote input is read by
+// batch.Run once it has its local copy.
+func readGold(ctx context.Context, input string, opts golden.ReadOptions) *backgroundGold {
 	ctx, cancel := context.WithCancel(ctx)
-	b := &backgroundVocabulary{cancel: cancel, done: make(chan *features.Vocabulary, 1)}
+	b := &backgroundGold{cancel: cancel, done: make(chan *batch.Gold, 1)}
 	if location.IsURL(input) {
 		b.done <- nil
 		return b
 	}
 	go func() {
-		v, err := batch.GoldVocabulary(ctx, input, opts)
+		g, err := batch.ReadGold(ctx, input, opts)
 		if err != nil {
-			v = nil // batch.Run reads the input again and says what is wrong with it
+			g = nil // batch.Run reads the input again and says what is wrong with it
 		}
-		b.done <- v
+		b.done <- g
 	}()
 	return b
 }
 
-// wait returns the vocabulary, or nil for batch.Run to count.
-func (b *backgroundVocabulary) wait() *features.Vocabulary {
+// wait returns the Gold, or nil for batch.Run to read.
+func (b *backgroundGold) wait() *batch.Gold {
 	defer b.cancel()
 	return <-b.done
 }
 
-// stop abandons the count and waits for its reader to close.
-func (b *backgroundVocabulary) stop() {
+// stop abandons the reading and waits for its reader to close.
+func (b *backgroundGold) stop() {
 	b.cancel()
 	<-b.done
 }
@@ -164,10 +168,10 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 	}
 	readOpts.RequireSorted, readOpts.SpillDir = o.requireSorted, o.spillDir
 	readOpts.Hook = unsortedNotice{env: env, quiet: o.quiet}
-	vocabulary := countVocabulary(ctx, input, readOpts)
+	gold := readGold(ctx, input, readOpts)
 	sc, err := o.scorer.open(ctx, env, thresholdsFile, o.metric.thresholdsFile)
 	if err != nil {
-		vocabulary.stop()
+		gold.stop()
 		return err
 	}
 	defer sc.close()
@@ -195,7 +199,8 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 
 		EmbeddingUsage: sc.embedding,
 		ReadOptions:    readOpts,
-		Vocabulary:     vocabulary.wait(),
+		Gold:           gold.wait(),
+		StrictGold:     o.strictGold,
 	}
 	var join func() (*predictions.Joiner, error) // a fresh join of the same inputs
 	if o.pred.enabled() {
@@ -237,6 +242,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		return err
 	}
 	printRunSummary(env, sum, o.out)
+	reportConflicts(env.Stderr, sum.GoldConflicts, o.out)
 	if o.report {
 		opts, err := o.reportOpts.options()
 		if err != nil {
@@ -284,6 +290,27 @@ func (n unsortedNotice) UnsortedFallback(u golden.UnsortedInfo) {
 	}
 	fmt.Fprintf(n.env.Stderr, "aem: %s is not grouped by dialog_id (dialog %q appears at row %d and again at row %d); grouping %d rows on disk first. Sort the file by dialog_id to skip this step.\n",
 		u.File, u.DialogID, u.FirstRow, u.Row, u.Rows)
+}
+
+// maxConflictLines is how many gold conflicts a run lists on stderr;
+// summary.json has them all.
+const maxConflictLines = 20
+
+// reportConflicts lists, on stderr, the first gold calls that break their
+// tool definitions and how many there are.
+func reportConflicts(w io.Writer, gc *rundir.GoldConflicts, out string) {
+	if gc == nil {
+		return
+	}
+	fmt.Fprintf(w, "aem: %d gold value(s) in %d dialog(s) break their tool definitions; the gold wins for those fields (--strict-gold refuses them):\n",
+		gc.Count, gc.Dialogs)
+	for _, c := range gc.List[:min(len(gc.List), maxConflictLines)] {
+		fmt.Fprintf(w, "  %s\n", c.Message)
+	}
+	if n := gc.Count - maxConflictLines; n > 0 {
+		fmt.Fprintf(w, "  ... and %d more\n", n)
+	}
+	fmt.Fprintf(w, "  every one is in %s (gold_conflicts)\n", path.Join(strings.TrimSuffix(out, "/"), rundir.SummaryFile))
 }
 
 // printRunSummary prints the run's headline figures on stdout.

@@ -48,8 +48,7 @@ func errorStatus(err error) int {
 	case errors.Is(err, badinput.ErrInvalid),
 		errors.As(err, new(*sweep.Error)), // labels that cannot calibrate: none, one class, too few
 		errors.Is(err, metrics.ErrBadDialog),
-		errors.Is(err, metrics.ErrBadSpec),
-		errors.Is(err, metrics.ErrGoldSchema):
+		errors.Is(err, metrics.ErrBadSpec):
 		return exitInvalidRows
 	}
 	return exitError

@@ -1,14 +1,10 @@
 package bfcl
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/aem-dev/aem/internal/badinput"
 	"github.com/aem-dev/aem/metrics"
@@ -16,37 +12,33 @@ import (
 )
 
 // Converted is one BFCL entry as a golden dialog (Dialog.Tools holds the
-// definitions it offers) and the repairs its definitions needed.
+// definitions it offers, as BFCL wrote them) and what the converter left
+// out of its gold calls.
 type Converted struct {
 	Dialog  metrics.Dialog
 	Repairs []Repair
 }
 
-// Repair is a change the converter made so that an entry's possible answer
-// fits its own definitions, read the way BFCL's checker reads them.
+// Repair is a change the converter made to an entry's possible answer so
+// that aem reads it as BFCL's checker does.
 type Repair struct {
-	Field  string // "function.param", or deeper: "function.param.key"
-	Kind   string // one of the Repair constants
+	Field  string // "function.param"
+	Kind   string // RepairDropped
 	Detail string
 }
 
-// Kinds of Repair.
-const (
-	// RepairType: an acceptable value's type is not the declared one. BFCL's
-	// checker then accepts a value of the answer's type too (its
-	// "is_variable" rule), so the converter adds that type to the
-	// declared one.
-	RepairType = "type"
-	// RepairEnum: an acceptable value is outside the enum. BFCL's checker
-	// does not read enum, so the converter adds the value to it.
-	RepairEnum = "enum"
-	// RepairDropped: the answer names a parameter the definition lacks and
-	// lists "" among its values. BFCL's checker fails every call that gives
-	// such a parameter and passes calls that leave it out, so the converter
-	// leaves it out of the gold call (a call that gives it is then an extra
-	// parameter).
-	RepairDropped = "dropped"
-)
+// RepairDropped is the kind of Repair of a parameter the answer names but
+// the definition lacks, listing "" among its values: BFCL's checker fails
+// every call that gives such a parameter and passes calls that leave it
+// out, so the converter leaves it out of the gold call (a call that gives
+// it is then an extra parameter).
+//
+// Where an answer's value breaks the definition otherwise (a type other
+// than the declared one, a value outside the enum), the converter keeps
+// both as BFCL wrote them: aem run reports the conflict and lets the gold
+// win for that field (metrics.GoldConflicts), which is how BFCL's checker
+// reads them (it accepts the answer's type, and does not read enums).
+const RepairDropped = "dropped"
 
 // ErrSkipped is wrapped by *SkipError.
 var ErrSkipped = errors.New("BFCL entry left out")
@@ -77,23 +69,23 @@ const OrderTag = "OrderInvariant_calls"
 // values, "" meaning optional), predicted calls paired with them in order
 // (extra ones are unexpected turns). An irrelevance entry (no answer: the
 // right answer is no call) has one Tool turn whose gold says no call
-// (metrics.Turn.GoldNoCall), any predicted call on it or after it. A
-// definition is repaired (Repair) where the entry's own answer breaks it;
-// an entry that cannot pass BFCL's own checker is a *SkipError.
+// (metrics.Turn.GoldNoCall), any predicted call on it or after it. The
+// definitions are kept as given (see RepairDropped for what the gold calls
+// leave out); an entry that cannot pass BFCL's own checker is a
+// *SkipError.
 func Convert(e Entry, pred *Prediction) (Converted, error) {
 	defs, err := decodeDefs(e)
 	if err != nil {
 		return Converted{}, err
 	}
+	if e.Tools == nil {
+		return Converted{}, rowErr("", badinput.NoRow, e.Line, e.ID, "function", "the entry offers no readable function definitions", "", nil)
+	}
 	if e.Answers == nil {
 		if !e.Irrelevant() {
 			return Converted{}, &SkipError{ID: e.ID, Reason: "the entry has no possible answer"}
 		}
-		tools, err := toolSet(e, defs, nil)
-		if err != nil {
-			return Converted{}, err
-		}
-		return Converted{Dialog: dialog(e, nil, pred, tools)}, nil
+		return Converted{Dialog: dialog(e, nil, pred, e.Tools)}, nil
 	}
 	var repairs []Repair
 	golds := make([]metrics.Call, len(e.Answers))
@@ -109,23 +101,15 @@ func Convert(e Entry, pred *Prediction) (Converted, error) {
 		if reason != "" {
 			return Converted{}, &SkipError{ID: e.ID, Reason: reason}
 		}
-		fixed, reason := repairDef(def, ans, e.Tools.Lookup(ans.Name))
-		if reason != "" {
-			return Converted{}, &SkipError{ID: e.ID, Reason: reason}
-		}
-		repairs = append(append(repairs, dropped...), fixed...)
+		repairs = append(repairs, dropped...)
 		golds[i] = metrics.FunctionCall(ans.Name, goldArgs(ans, def))
 	}
-	tools, err := toolSet(e, defs, repairs)
-	if err != nil {
-		return Converted{}, err
-	}
 	for _, g := range golds {
-		if missing := missingRequired(tools.Lookup(g.FunctionName()), g.Args); missing != "" {
+		if missing := missingRequired(e.Tools.Lookup(g.FunctionName()), g.Args); missing != "" {
 			return Converted{}, &SkipError{ID: e.ID, Reason: fmt.Sprintf("the answer to %s leaves out the required parameter %q", g.FunctionName(), missing)}
 		}
 	}
-	return Converted{Dialog: dialog(e, golds, pred, tools), Repairs: repairs}, nil
+	return Converted{Dialog: dialog(e, golds, pred, e.Tools), Repairs: repairs}, nil
 }
 
 // decodeDefs decodes the entry's definitions as JSON objects.
@@ -146,25 +130,6 @@ func findDef(defs []map[string]any, name string) map[string]any {
 		}
 	}
 	return nil
-}
-
-// toolSet is the entry's definitions: as read, or the repaired defs
-// parsed again.
-func toolSet(e Entry, defs []map[string]any, repairs []Repair) (*tooldef.Set, error) {
-	if len(repairs) == 0 && e.Tools != nil {
-		return e.Tools, nil
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(defs); err != nil {
-		return nil, fmt.Errorf("entry %s: encoding its definitions: %w", e.ID, err)
-	}
-	set, err := tooldef.Parse(e.ID+" function", b.Bytes())
-	if err != nil {
-		return nil, rowErr("", badinput.NoRow, e.Line, e.ID, "function", "bad function definitions", "", err)
-	}
-	return set, nil
 }
 
 // noAcceptable returns the first parameter whose list of acceptable values
@@ -219,87 +184,6 @@ func missingRequired(tool *tooldef.Tool, args map[string]any) string {
 	return ""
 }
 
-// maxRepairPasses bounds the repair loop: a type repair can reveal an enum
-// violation of the same value, and nothing else follows.
-const maxRepairPasses = 4
-
-// repairDef widens the types and enums of def (in place) until every
-// acceptable value of ans fits; reason is set when a violation cannot be
-// repaired that way.
-func repairDef(def map[string]any, ans PossibleCall, tool *tooldef.Tool) ([]Repair, string) {
-	var repairs []Repair
-	for pass := range maxRepairPasses {
-		if pass > 0 || tool == nil {
-			var err error
-			if tool, err = parseOne(def); err != nil {
-				return nil, fmt.Sprintf("the definition of %s does not parse: %v", ans.Name, err)
-			}
-		}
-		changed := false
-		for _, k := range slices.Sorted(maps.Keys(ans.Params)) {
-			raw, _ := properties(def)[k].(map[string]any)
-			for _, alt := range ans.Params[k] {
-				if alt == "" {
-					continue
-				}
-				for _, v := range violations(tool.Param(k), k, alt) {
-					r, reason := applyRepair(raw, k, alt, v)
-					if reason != "" {
-						return nil, fmt.Sprintf("the answer to %s breaks its definition: %s: %s", ans.Name, v, reason)
-					}
-					r.Field = ans.Name + "." + r.Field
-					repairs = append(repairs, r)
-					changed = true
-				}
-			}
-		}
-		if !changed {
-			return repairs, ""
-		}
-	}
-	return nil, fmt.Sprintf("the answer to %s still breaks its definition after %d repairs", ans.Name, len(repairs))
-}
-
-func parseOne(def map[string]any) (*tooldef.Tool, error) {
-	b, err := json.Marshal([]any{def})
-	if err != nil {
-		return nil, err
-	}
-	set, err := tooldef.Parse("definition", b)
-	if err != nil {
-		return nil, err
-	}
-	return set.Tools()[0], nil
-}
-
-// violations checks one acceptable value. A dict value (its keys holding
-// lists of acceptable values) is checked key by key, and a list of such
-// dicts element by element, as BFCL's checker reads them.
-func violations(s *tooldef.Schema, path string, alt any) []tooldef.Violation {
-	if s == nil {
-		return nil
-	}
-	if m, ok := alt.(map[string]any); ok && isAltDict(m) && s.Type() == tooldef.Object {
-		var out []tooldef.Violation
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			for _, a := range m[k].([]any) {
-				if a != "" {
-					out = append(out, violations(s.Properties[k], path+"."+k, a)...)
-				}
-			}
-		}
-		return out
-	}
-	if list, ok := alt.([]any); ok && isAltDictList(list) && s.Items != nil {
-		var out []tooldef.Violation
-		for i, el := range list {
-			out = append(out, violations(s.Items, path+"["+strconv.Itoa(i)+"]", el)...)
-		}
-		return out
-	}
-	return s.Validate(path, alt)
-}
-
 // isAltDict reports whether every value of m is a list (of acceptable
 // values): a dict in BFCL's possible-answer form.
 func isAltDict(m map[string]any) bool {
@@ -319,95 +203,6 @@ func isAltDictList(list []any) bool {
 		}
 	}
 	return len(list) > 0
-}
-
-// applyRepair widens the schema node the violation names (below raw, the
-// parameter's schema) to accept the offending value.
-func applyRepair(raw map[string]any, param string, alt any, v tooldef.Violation) (Repair, string) {
-	node, value, ok := locate(raw, alt, strings.TrimPrefix(v.Field, param))
-	if !ok {
-		return Repair{}, "the converter cannot locate that part of the schema"
-	}
-	switch v.Rule {
-	case tooldef.RuleType:
-		t := string(tooldef.TypeOf(value))
-		declared := node["type"]
-		switch d := declared.(type) {
-		case string:
-			node["type"] = []any{d, t}
-		case []any:
-			node["type"] = append(d, t)
-		default:
-			return Repair{}, "the schema node has no type to widen"
-		}
-		return Repair{Field: v.Field, Kind: RepairType, Detail: fmt.Sprintf("declared %v; the answer gives %s, so %s is accepted too", declared, render(value), t)}, ""
-	case tooldef.RuleEnum:
-		enum, _ := node["enum"].([]any)
-		node["enum"] = append(enum, value)
-		return Repair{Field: v.Field, Kind: RepairEnum, Detail: fmt.Sprintf("the answer gives %s, outside the enum; added to it", render(value))}, ""
-	}
-	return Repair{}, "only type and enum violations are repaired"
-}
-
-// locate follows a field suffix (".key", "[i]") from a parameter's schema
-// node and value to the node and value it names. Keys inside the value may
-// be BFCL's lists of acceptable values: the suffix then names one of them
-// through the schema only, and the value is taken from the first list item
-// that is not "".
-func locate(node map[string]any, value any, suffix string) (map[string]any, any, bool) {
-	for suffix != "" {
-		switch {
-		case strings.HasPrefix(suffix, "["):
-			end := strings.IndexByte(suffix, ']')
-			i, err := strconv.Atoi(suffix[1:max(end, 1)])
-			list, isList := value.([]any)
-			items, hasItems := node["items"].(map[string]any)
-			if end < 0 || err != nil || !isList || i >= len(list) || !hasItems {
-				return nil, nil, false
-			}
-			node, value, suffix = items, list[i], suffix[end+1:]
-		case strings.HasPrefix(suffix, "."):
-			rest := suffix[1:]
-			end := strings.IndexAny(rest, ".[")
-			if end < 0 {
-				end = len(rest)
-			}
-			key := rest[:end]
-			props, _ := node["properties"].(map[string]any)
-			child, hasChild := props[key].(map[string]any)
-			obj, isObj := value.(map[string]any)
-			if !hasChild || !isObj {
-				return nil, nil, false
-			}
-			node, value, suffix = child, firstAcceptable(obj[key]), rest[end:]
-		default:
-			return nil, nil, false
-		}
-	}
-	return node, value, true
-}
-
-// firstAcceptable returns v, or for a list of acceptable values (a key of
-// a BFCL dict answer) its first item other than "".
-func firstAcceptable(v any) any {
-	list, ok := v.([]any)
-	if !ok {
-		return v
-	}
-	for _, a := range list {
-		if a != "" {
-			return a
-		}
-	}
-	return v
-}
-
-func render(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // goldArgs turns an answer's parameters into gold args: a single

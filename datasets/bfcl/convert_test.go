@@ -29,8 +29,8 @@ func fixtures(t *testing.T) ([]Entry, map[string]Prediction) {
 	return entries, mustRead(t, filepath.Join("testdata", "results.jsonl"), ReadResults)
 }
 
-// render writes a converted entry compactly: one line per turn, then the
-// repairs and, when repaired, the tools.
+// renderConverted writes a converted entry compactly: one line per turn,
+// then the repairs and the gold calls' conflicts with their definitions.
 func renderConverted(b *bytes.Buffer, c Converted) {
 	fmt.Fprintf(b, "dialog %s (%d tools)\n", c.Dialog.ID, c.Dialog.Tools.Len())
 	for _, t := range c.Dialog.Turns {
@@ -56,8 +56,12 @@ func renderConverted(b *bytes.Buffer, c Converted) {
 	for _, r := range c.Repairs {
 		fmt.Fprintf(b, "  repair %s %s: %s\n", r.Kind, r.Field, r.Detail)
 	}
-	if len(c.Repairs) > 0 {
-		fmt.Fprintf(b, "  tools %s\n", c.Dialog.Tools.JSON())
+	for _, t := range c.Dialog.Turns {
+		if t.Role == metrics.RoleTool && t.HasGold && !t.GoldNoCall {
+			for _, k := range metrics.GoldConflicts(c.Dialog.Tools, t.Gold) {
+				fmt.Fprintf(b, "  conflict turn %d %s.%s (rule %s): %s\n", t.TurnNo, k.Tool, k.Field, k.Rule, k.Detail)
+			}
+		}
 	}
 }
 

@@ -8,11 +8,13 @@
 // become $any alternatives, "" among them $optional (except for parameters
 // the definition requires, which the checker always requires), dict
 // answers key by key; parallel categories' calls form one order-invariant
-// block. Where an entry's own answer breaks its definition (a value of
-// another type, outside the enum), the definition is widened the way the
-// checker reads it (Repair); entries whose answer can never pass the
-// checker are left out (SkipError). Irrelevance entries become a Tool turn
-// whose gold is "no call".
+// block. The definitions are kept as BFCL wrote them: where an entry's own
+// answer breaks them (a value of another type, outside the enum), aem
+// reports the conflict and lets the gold win (metrics.GoldConflicts), as
+// the checker reads it; a parameter the definition lacks that the answer
+// marks optional is left out of the gold call (RepairDropped); entries
+// whose answer can never pass the checker are left out (SkipError).
+// Irrelevance entries become a Tool turn whose gold is "no call".
 //
 // ReadResults reads a model's BFCL result file as predictions. Perturb
 // derives predictions from the answers in known ways (wrong type, missing

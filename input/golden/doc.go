@@ -130,10 +130,16 @@
 // array of definitions as package tooldef reads them; on the dialog's first
 // row, or the same text on every row), from a JSON dialog object's "tools"
 // key, or else from ReadOptions.Tools (`--tools FILE`); "tools": [] offers
-// none. Each distinct text is parsed once. Every gold call must fit the
-// definitions (metrics.ValidateGoldCall): a violation is a row error naming
-// the dialog, turn, field (gold_args.unit, or gold_turn.args.unit in JSON)
-// and rule. The writer stores a dialog's definitions on its first row.
+// none. Each distinct text is parsed once. Every gold call is checked
+// against the definitions (metrics.GoldConflicts): what it breaks is a
+// finding, not an error (public schemas are written loosely; the gold is
+// what the dataset's authors trust), listed on the dialog
+// (Dialog.Conflicts, each a Conflict naming file, row or line, the field as
+// the input spells it: gold_args.unit, turns[2].gold_turn.args.unit, the
+// dialog, turn, rule, value and what the schema wanted). A gold that is
+// malformed in itself (args that are not a JSON object, a bad $any spec)
+// is still a row error. The writer stores a dialog's definitions on its
+// first row.
 //
 // # Errors
 //

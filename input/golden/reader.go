@@ -91,6 +91,9 @@ type Dialog struct {
 	// Trial numbers one of repeated trials of the dialog ID (the trial
 	// column): (ID, Trial) identifies the dialog. Nil when not given.
 	Trial *int64
+	// Conflicts lists what the dialog's gold calls break in its tool
+	// definitions, in turn order (see Conflict): findings, not errors.
+	Conflicts []Conflict
 }
 
 // Reader streams dialogs from a golden dataset. It is not safe for
@@ -333,6 +336,9 @@ func assemble(file, id string, recs []turnRec, tools *toolSource) ([]Dialog, err
 			return nil, err
 		}
 		d.Trial = &n
+		for i := range d.Conflicts {
+			d.Conflicts[i].Trial = d.Trial
+		}
 		out = append(out, d)
 	}
 	return out, nil

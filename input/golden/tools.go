@@ -1,11 +1,11 @@
 package golden
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/aem-dev/aem/internal/badinput"
 	"github.com/aem-dev/aem/metrics"
+	"github.com/aem-dev/aem/metrics/trials"
 	"github.com/aem-dev/aem/tooldef"
 )
 
@@ -64,7 +64,8 @@ func toolText(file, id string, recs []turnRec) (string, turnRec, error) {
 
 // resolve sets d.Tools from text, the dialog's definitions carried by the
 // row at (toolText), or else the default, then checks every gold call of
-// d (whose rows are recs) against them.
+// d (whose rows are recs) against them, listing what breaks them in
+// d.Conflicts.
 func (ts *toolSource) resolve(file string, d *Dialog, recs []turnRec, text string, at turnRec) error {
 	d.Tools = ts.def
 	if text != "" {
@@ -85,30 +86,65 @@ func (ts *toolSource) resolve(file string, d *Dialog, recs []turnRec, text strin
 		if t.Role != metrics.RoleTool || !t.HasGold || t.GoldNoCall {
 			continue
 		}
-		err := metrics.ValidateGoldCall(d.Tools, t.Gold)
-		var se *metrics.SchemaError
-		if errors.As(err, &se) {
-			field := goldField(recs[i], se)
-			return recs[i].err(file, field,
-				fmt.Sprintf("dialog %q turn %d: the gold call %s breaks its tool definition: %s (rule %s)", d.ID, t.TurnNo, se.Tool, se.Detail, se.Rule),
-				"fix the gold call or the tool definition", nil)
+		for _, c := range metrics.GoldConflicts(d.Tools, t.Gold) {
+			d.Conflicts = append(d.Conflicts, conflictAt(file, &recs[i], d.ID, t.TurnNo, c))
 		}
 	}
 	return nil
 }
 
-// goldField names the gold call's field a SchemaError is about, as the
+// Conflict is a gold call that breaks its tool definition (a
+// metrics.Conflict), where the input holds it. It is a finding, not an
+// error: the reader reports it on the dialog (Dialog.Conflicts) and goes
+// on.
+type Conflict struct {
+	metrics.Conflict
+	File string
+	// Row and Line locate the turn as a RowError does (Row NoRow for a
+	// turn of a JSON dialog object, Line 0 for Parquet).
+	Row  int64
+	Line int
+	// At is the field as the input spells it: gold_args.unit (Parquet),
+	// gold_turn.args.unit, turns[2].gold_turn.args.unit (JSON); the action
+	// field for a tool not offered.
+	At       string
+	DialogID string
+	Trial    *int64 // set by the reader for a dialog with a trial
+	TurnNo   int
+}
+
+// Error formats the conflict like a bad-input message: "FILE: row R, field
+// F: dialog "d" turn 3: the gold call X breaks its tool definition:
+// DETAIL (rule R)". A conflict is not an error unless --strict-gold makes
+// it one.
+func (c Conflict) Error() string {
+	e := badinput.RowError{File: c.File, Row: c.Row, Line: c.Line, Field: c.At,
+		Problem: fmt.Sprintf("dialog %q%s turn %d: the gold call %s breaks its tool definition: %s (rule %s)",
+			c.DialogID, trials.Note(c.Trial), c.TurnNo, c.Tool, c.Detail, c.Rule)}
+	return e.Error()
+}
+
+// conflictAt locates conflict c of the gold call on rec's turn.
+func conflictAt(file string, rec *turnRec, id string, turnNo int, c metrics.Conflict) Conflict {
+	out := Conflict{Conflict: c, File: file, Row: rec.row, Line: rec.line, At: goldField(*rec, c), DialogID: id, TurnNo: turnNo}
+	if rec.jsonPath != "" {
+		out.Row, out.At = badinput.NoRow, rec.jsonPath+"."+out.At
+	}
+	return out
+}
+
+// goldField names the gold call's field a conflict is about, as the
 // input spells it: gold_args.unit (Parquet), gold_turn.args.unit (JSON).
-func goldField(rec turnRec, se *metrics.SchemaError) string {
+func goldField(rec turnRec, c metrics.Conflict) string {
 	args, action := ColGoldArgs, ColGoldAction
 	if rec.jsonPath != "" {
 		args, action = "gold_turn.args", "gold_turn.action"
 	}
 	switch {
-	case se.Rule == metrics.RuleOffered:
+	case c.Rule == metrics.RuleOffered:
 		return action
-	case se.Field == "":
+	case c.Field == "":
 		return args
 	}
-	return args + "." + se.Field
+	return args + "." + c.Field
 }

@@ -3,9 +3,11 @@ package golden
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,11 +147,6 @@ func TestToolsPerRow(t *testing.T) {
 			`dialog "d" offers other tool definitions here than at row 0`},
 		{"bad definitions", mk(call(1, sp(`[{"name": "f", "parameters": {"type": "text"}}]`), `{"x": 1}`)), ReadOptions{}, 0, ColTools,
 			`bad tool definitions: tools: row 0, line 1, field parameters.type: unknown type "text"`},
-		{"gold breaks its schema", mk(call(1, sp(text), `{"x": "one"}`)), ReadOptions{}, 0, "gold_args.x",
-			`dialog "d" turn 1: the gold call f breaks its tool definition: expected integer, got a string "one" (rule type)`},
-		{"gold tool not offered", mk(call(1, sp(other), `{}`)), ReadOptions{}, 0, ColGoldAction,
-			`the gold call f breaks its tool definition: the dialog's tool definitions do not offer this tool (rule offered)`},
-		{"default tools apply", mk(call(1, nil, `{"x": 1}`)), ReadOptions{Tools: testTools(t)}, 0, ColGoldAction, "rule offered"},
 		{"no call with a call", mk(Row{DialogID: "d", TurnNo: 1, Turn: "Tool", GoldAction: sp("f"), GoldNoCall: func() *bool { b := true; return &b }()}),
 			ReadOptions{}, 0, ColGoldNoCall, "gold_no_call is true but the row has a gold call"},
 		{"no call on a reply", mk(Row{DialogID: "d", TurnNo: 1, Turn: "Agent", GoldResponse: sp("hi"), GoldNoCall: func() *bool { b := true; return &b }()}),
@@ -169,6 +166,61 @@ func TestToolsPerRow(t *testing.T) {
 	}
 }
 
+// TestConflictsAreFindings: gold calls that break their definitions are
+// read, not refused: every conflict of every turn is listed on its dialog
+// with where the input holds it, the rule, the value and what was wanted.
+func TestConflictsAreFindings(t *testing.T) {
+	text := `[{"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "integer"}, "u": {"type": "string", "enum": ["a", "b"]}}, "required": ["x"]}}]`
+	path := filepath.Join(t.TempDir(), "g.parquet")
+	call := func(id string, turnNo int64, action, args string) Row {
+		return Row{DialogID: id, TurnNo: turnNo, Turn: "Tool", GoldAction: sp(action), GoldArgs: sp(args), Tools: sp(text)}
+	}
+	writeRows(t, path, []Row{
+		call("d1", 1, "f", `{"x": "one", "u": "c", "y": 1}`),
+		call("d1", 2, "f", `{"x": 2}`),
+		call("d2", 1, "g", `{}`),
+		call("d2", 2, "f", `{"u": {"$any": ["a", "z"]}}`),
+	}, 10)
+	ds, _ := readAll(t, path, ReadOptions{})
+	var got []string
+	for _, d := range ds {
+		for _, c := range d.Conflicts {
+			got = append(got, fmt.Sprintf("%s %d row %d %s %s %v", c.DialogID, c.TurnNo, c.Row, c.At, c.Rule, c.Value))
+		}
+	}
+	want := []string{
+		"d1 1 row 0 gold_args.u enum c", "d1 1 row 0 gold_args.x type one", "d1 1 row 0 gold_args.y unknown 1",
+		"d2 1 row 2 gold_action offered <nil>",
+		"d2 2 row 3 gold_args.x required <nil>", "d2 2 row 3 gold_args.u enum z",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("conflicts\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	const msg = `g.parquet: row 0, field gold_args.x: dialog "d1" turn 1: the gold call f breaks its tool definition: expected integer, got a string "one" (rule type)`
+	if e := ds[0].Conflicts[1].Error(); !strings.HasSuffix(e, msg) {
+		t.Errorf("message %q, want it to end %q", e, msg)
+	}
+
+	// JSON: the line and the JSON path; a trial's conflicts carry it.
+	jpath := filepath.Join(t.TempDir(), "g.jsonl")
+	line := `{"dialog_id": "j", "trial": 2, "tools": [{"name": "a", "parameters": {"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}}}}], "turns": [{"turn_no": 1, "gold_turn": {"action": "a", "args": {}}}]}`
+	if err := os.WriteFile(jpath, []byte("\n"+line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds, _ = readAll(t, jpath, ReadOptions{})
+	if c := ds[0].Conflicts; len(c) != 1 || c[0].Line != 2 || c[0].Row != badinput.NoRow || c[0].At != "turns[0].gold_turn.args.q" ||
+		c[0].Trial == nil || *c[0].Trial != 2 || c[0].Rule != tooldef.RuleRequired {
+		t.Errorf("JSON conflicts %+v", c)
+	}
+
+	// Default tools (--tools) apply to dialogs without their own.
+	writeRows(t, path, []Row{{DialogID: "d", TurnNo: 1, Turn: "Tool", GoldAction: sp("f"), GoldArgs: sp(`{"x": 1}`)}}, 10)
+	ds, _ = readAll(t, path, ReadOptions{Tools: testTools(t)})
+	if c := ds[0].Conflicts; len(c) != 1 || c[0].Rule != metrics.RuleOffered {
+		t.Errorf("default tools: %+v", c)
+	}
+}
+
 func TestReadToolsJSONErrors(t *testing.T) {
 	tests := []struct{ name, in, field, want string }{
 		{"bad tools", `{"dialog_id": "d", "tools": [{"name": 1}], "turns": [{"turn_no": 1, "gold_turn": {"response": "x"}}]}`, "tools", "bad tool definitions"},
@@ -177,8 +229,6 @@ func TestReadToolsJSONErrors(t *testing.T) {
 		{"no_call beside a call", `{"dialog_id": "d", "turns": [{"turn_no": 1, "gold_turn": {"no_call": true, "action": "a"}}]}`, "turns[0].gold_turn.no_call", "beside a call"},
 		{"no_call on Agent", `{"dialog_id": "d", "turns": [{"turn_no": 1, "turn": "Agent", "gold_turn": {"no_call": true}}]}`, "turns[0].gold_turn.no_call", "a Agent turn has no_call"},
 		{"gold args text", `{"dialog_id": "d", "turns": [{"turn_no": 1, "gold_turn": {"action": "a", "args": "{"}}]}`, "turns[0].gold_turn.args", "bad args"},
-		{"gold breaks schema", `{"dialog_id": "d", "tools": [{"name": "a", "parameters": {"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}}}}], "turns": [{"turn_no": 1, "gold_turn": {"action": "a", "args": {}}}]}`,
-			"turns[0].gold_turn.args.q", "required parameter is missing (rule required)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -143,20 +143,20 @@ func TestVocabularyOfTheWholeInput(t *testing.T) {
 	check("a Source with its Input", replyClauses(t, o.OutDir), 12, false)
 
 	o = baseOptions(parquetIn, filepath.Join(dir, "given"))
-	o.Vocabulary = features.NewVocabulary() // nothing known to be common
+	o.Gold = &Gold{Vocabulary: features.NewVocabulary()} // nothing known to be common
 	mustRun(t, o)
 	check("an empty Vocabulary", replyClauses(t, o.OutDir), 12, true)
 }
 
-// TestSourceNeedsInputOrVocabulary: a Source alone leaves nothing to learn
-// the vocabulary from; Run says so before reading anything.
-func TestSourceNeedsInputOrVocabulary(t *testing.T) {
+// TestSourceNeedsInputOrGold: a Source alone leaves nothing to learn the
+// gold side from; Run says so before reading anything.
+func TestSourceNeedsInputOrGold(t *testing.T) {
 	dir := t.TempDir()
 	in := writeGolden(t, dir, signOffDialogs(2))
 	for _, c := range []struct {
 		input string
 		want  string
-	}{{"", "a Source without Input needs a Vocabulary"}, {"s3://bucket/golden.parquet", "needs a Vocabulary"}} {
+	}{{"", "a Source without Input needs Gold"}, {"s3://bucket/golden.parquet", "needs Gold"}} {
 		src, err := golden.Open(context.Background(), in, golden.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -9,10 +9,11 @@ import (
 	"github.com/aem-dev/aem/input/golden"
 )
 
-// TestCountVocabulary: aem run counts a local input's gold replies while
-// the scorer opens; what it cannot count (a URL, a missing or malformed
-// file) it leaves to batch.Run, which reports the problem as it always did.
-func TestCountVocabulary(t *testing.T) {
+// TestReadGold: aem run reads a local input's gold side (the replies'
+// words, the conflicts) while the scorer opens; what it cannot read (a
+// URL, a missing or malformed file) it leaves to batch.Run, which reports
+// the problem as it always did.
+func TestReadGold(t *testing.T) {
 	example := filepath.Join("..", "..", "datasets", "example", "golden.jsonl")
 	malformed := filepath.Join(t.TempDir(), "malformed.jsonl")
 	if err := os.WriteFile(malformed, []byte("{\"dialog_id\": \"d\", \"turns\": [\n"), 0o644); err != nil {
@@ -28,17 +29,17 @@ func TestCountVocabulary(t *testing.T) {
 		{"s3://bucket/golden.parquet", -1},
 	}
 	for _, tt := range tests {
-		v := countVocabulary(t.Context(), tt.input, golden.ReadOptions{}).wait()
+		g := readGold(t.Context(), tt.input, golden.ReadOptions{}).wait()
 		switch {
-		case tt.replies < 0 && v != nil:
-			t.Errorf("%s: counted %d replies, want it left to batch.Run", tt.input, v.Replies())
-		case tt.replies >= 0 && (v == nil || v.Replies() != tt.replies):
-			t.Errorf("%s: got %v, want %d replies", tt.input, v, tt.replies)
+		case tt.replies < 0 && g != nil:
+			t.Errorf("%s: counted %d replies, want it left to batch.Run", tt.input, g.Vocabulary.Replies())
+		case tt.replies >= 0 && (g == nil || g.Vocabulary.Replies() != tt.replies):
+			t.Errorf("%s: got %v, want %d replies", tt.input, g, tt.replies)
 		}
 	}
 	// A scorer that fails to open stops the count; stop waits for it.
 	ctx, cancel := context.WithCancel(t.Context())
-	b := countVocabulary(ctx, example, golden.ReadOptions{})
+	b := readGold(ctx, example, golden.ReadOptions{})
 	cancel()
 	b.stop()
 }
