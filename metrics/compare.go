@@ -217,7 +217,7 @@ func (c *comparer) object(path string, p param, g, pm map[string]any, semantic b
 	for _, k := range sortedKeys(g) {
 		pv, present := pm[k]
 		if !present {
-			if sp, ok := specOf(g[k]); !ok || !sp.optional {
+			if sp, ok := specOf(g[k]); (!ok || !sp.optional) && !c.nestedDefault(path, k, g[k], nil, true) {
 				c.record(path+"."+k, MethodMissing, 0, false, g[k], "")
 			}
 			continue
@@ -227,7 +227,7 @@ func (c *comparer) object(path string, p param, g, pm map[string]any, semantic b
 		}
 	}
 	for _, k := range sortedKeys(pm) {
-		if _, inGold := g[k]; !inGold {
+		if _, inGold := g[k]; !inGold && !c.nestedDefault(path, k, nil, pm[k], false) {
 			c.record(path+"."+k, MethodExtra, 0, false, nil, pm[k])
 		}
 	}

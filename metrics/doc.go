@@ -79,7 +79,9 @@
 // compared; a gold parameter may be left out when gold marks it $optional
 // or the schema does not require it and its default is the gold value; a
 // predicted parameter gold leaves out is fine when it is an optional
-// parameter given its default, else extra_parameters; a predicted value of
+// parameter given its default, else extra_parameters (both ways, and for
+// the keys of nested objects, the verdict records a FieldScore with method
+// "default"); a predicted value of
 // a type its schema does not allow, at any depth (an integer fits number,
 // except inside an array of BFCL's float; an integer is written without
 // fraction or exponent), and below the top level an object without a key

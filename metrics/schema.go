@@ -235,31 +235,73 @@ func (c *comparer) typesUnvisited() {
 	}
 }
 
+// MethodDefault is the FieldScore method of a parameter one side leaves
+// out and the other gives its schema default: the same call, stated in the
+// verdict (it passes).
+const MethodDefault = "default"
+
 // omittable reports whether a prediction may leave out gold parameter k:
-// gold marks it $optional, or the tool's schema does not require it and
-// its default is the gold value (or one of its $any alternatives), so
-// leaving it out means the same call.
+// gold marks it $optional, or its default is the gold value (defaulted).
 func omittable(tool *tooldef.Tool, k string, gold any) bool {
 	sp, isSpec := specOf(gold)
-	if isSpec && sp.optional {
-		return true
-	}
-	s := tool.Param(k)
-	if s == nil || !s.HasDefault || tool.IsRequired(k) {
+	return isSpec && sp.optional || defaulted(tool.Args(), k, gold)
+}
+
+// defaulted reports whether key k of an object with schema obj may be left
+// out where gold gives it: k is optional there and its default is the gold
+// value (or one of its $any alternatives), so leaving it out means the
+// same.
+func defaulted(obj *tooldef.Schema, k string, gold any) bool {
+	d, ok := optionalDefault(obj, k)
+	if !ok {
 		return false
 	}
 	alts := []any{gold}
-	if isSpec {
+	if sp, isSpec := specOf(gold); isSpec {
 		alts = sp.alts
 	}
-	return slices.ContainsFunc(alts, func(a any) bool { return tooldef.EqualJSON(a, s.Default) })
+	return slices.ContainsFunc(alts, func(a any) bool { return tooldef.EqualJSON(a, d) })
 }
 
-// givenDefault reports whether a predicted parameter that gold leaves out
-// is fine: an optional parameter of the tool given its schema default.
-func givenDefault(tool *tooldef.Tool, k string, pred any) bool {
-	s := tool.Param(k)
-	return s != nil && s.HasDefault && !tool.IsRequired(k) && tooldef.EqualJSON(pred, s.Default)
+// givenDefault reports whether a predicted key k that gold leaves out is
+// fine: an optional key of the object with schema obj, given its default.
+func givenDefault(obj *tooldef.Schema, k string, pred any) bool {
+	d, ok := optionalDefault(obj, k)
+	return ok && tooldef.EqualJSON(pred, d)
+}
+
+// optionalDefault is the default of key k of an object with schema obj,
+// when k is optional there and declares one.
+func optionalDefault(obj *tooldef.Schema, k string) (any, bool) {
+	for obj != nil && obj.Ref != nil && obj.Properties == nil {
+		obj = obj.Ref
+	}
+	if obj == nil || slices.Contains(obj.Required, k) {
+		return nil, false
+	}
+	ps := obj.Properties[k]
+	if ps == nil || !ps.HasDefault {
+		return nil, false
+	}
+	return ps.Default, true
+}
+
+// defaultScore records that the key at path was left out on one side and
+// given its default on the other.
+func defaultScore(path string) FieldScore {
+	return FieldScore{Field: path, Method: MethodDefault, Score: 1, Pass: true}
+}
+
+// nestedDefault records, for key k of the nested object at path that one
+// side leaves out, whether the other side gives its default (gold the
+// value: left out by the prediction; pred: given where gold leaves it out).
+func (c *comparer) nestedDefault(path, k string, gold, pred any, goldSide bool) bool {
+	obj := c.schemaOf(path)
+	ok := goldSide && defaulted(obj, k, gold) || !goldSide && givenDefault(obj, k, pred)
+	if ok {
+		c.scores = append(c.scores, defaultScore(path+"."+k))
+	}
+	return ok
 }
 
 // schemaAt returns the schema of the value at rel, a path inside a call's

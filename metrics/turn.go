@@ -238,20 +238,28 @@ func (j *judger) typeErrors(gold, pred Call, wins goldWins) map[string]string {
 
 // values compares every gold parameter in key order: missing top-level keys
 // are recorded with method "missing" (unless they may be left out: see
-// omittable); present ones go through the chain.
+// omittable), or "default" when their default is the gold value; present
+// ones go through the chain. A parameter the prediction gives where gold
+// leaves it out, with its default, is recorded "default" too.
 func (j *judger) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
 	base := g.Gold.FieldBase()
 	for _, k := range sortedKeys(g.Gold.Args) {
 		path := base + "." + k
 		pv, present := p.Predict.Args[k]
-		if !present {
-			if !omittable(tool, k, g.Gold.Args[k]) {
-				c.scores = append(c.scores, FieldScore{Field: path, Method: MethodMissing})
+		switch {
+		case present:
+			if err := c.value(path, paramOf(tool, path, k), g.Gold.Args[k], pv, true); err != nil {
+				return err
 			}
-			continue
+		case defaulted(tool.Args(), k, g.Gold.Args[k]):
+			c.scores = append(c.scores, defaultScore(path))
+		case !omittable(tool, k, g.Gold.Args[k]):
+			c.scores = append(c.scores, FieldScore{Field: path, Method: MethodMissing})
 		}
-		if err := c.value(path, paramOf(tool, path, k), g.Gold.Args[k], pv, true); err != nil {
-			return err
+	}
+	for _, k := range sortedKeys(p.Predict.Args) {
+		if _, inGold := g.Gold.Args[k]; !inGold && givenDefault(tool.Args(), k, p.Predict.Args[k]) {
+			c.scores = append(c.scores, defaultScore(base+"."+k))
 		}
 	}
 	return nil
@@ -280,7 +288,7 @@ func keyDiff(gold, pred map[string]any, tool *tooldef.Tool) (missing, extra []st
 		missing = append(missing, k)
 	}
 	for _, k := range sortedKeys(pred) {
-		if _, ok := gold[k]; ok || givenDefault(tool, k, pred[k]) {
+		if _, ok := gold[k]; ok || givenDefault(tool.Args(), k, pred[k]) {
 			continue
 		}
 		extra = append(extra, k)
