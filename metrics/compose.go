@@ -73,21 +73,7 @@ func rate(js []judged, get func(Verdict) Outcome) float64 {
 func score(c Composition, js []judged, successRate float64) float64 {
 	switch c.Rule {
 	case RuleWeighted:
-		var passed, total float64
-		for _, j := range js {
-			w := 1.0
-			if j.row.Weight != nil {
-				w = *j.row.Weight
-			}
-			total += w
-			if j.v.Pass {
-				passed += w
-			}
-		}
-		if total == 0 {
-			return successRate
-		}
-		return passed / total
+		return weightedShare(js, successRate)
 	case RuleGating:
 		for _, j := range js {
 			if j.row.Critical && !j.v.Pass {
@@ -96,6 +82,35 @@ func score(c Composition, js []judged, successRate float64) float64 {
 		}
 	}
 	return successRate
+}
+
+// weightedShare is the passing turns' share of the weight. Every weight is
+// divided by the largest first, so the sums stay at most the number of
+// turns and cannot overflow, whatever finite weights the input holds (two
+// turns weighted 1e308, one passing, give 0.5).
+func weightedShare(js []judged, successRate float64) float64 {
+	weight := func(j judged) float64 {
+		if j.row.Weight != nil {
+			return *j.row.Weight
+		}
+		return 1
+	}
+	largest := 0.0
+	for _, j := range js {
+		largest = max(largest, weight(j))
+	}
+	if largest == 0 {
+		return successRate
+	}
+	var passed, total float64
+	for _, j := range js {
+		w := weight(j) / largest
+		total += w
+		if j.v.Pass {
+			passed += w
+		}
+	}
+	return passed / total
 }
 
 func minRatesMet(c Composition, r DialogResult) bool {

@@ -147,3 +147,36 @@ func TestParsePolicyAndRule(t *testing.T) {
 		t.Error("want error")
 	}
 }
+
+// TestWeightedLargestDoubles: weights near the largest finite double
+// compose without overflow (issue 28): the sums were +Inf, which gave NaN
+// (both pass) or 0 (one passes) where the share is right.
+func TestWeightedLargestDoubles(t *testing.T) {
+	const big = math.MaxFloat64
+	for _, c := range []struct {
+		name   string
+		w1, w2 string
+		pass2  bool
+		want   float64
+	}{
+		{"both pass", "1e308", "1e308", true, 1},
+		{"one passes", "1e308", "1e308", false, 0.5},
+		{"largest finite, one passes", "1.7976931348623157e308", "1.7976931348623157e308", false, 0.5},
+		{"unequal", "1e308", "1.7976931348623157e308", false, 1e308 / (1e308 + big)},
+		{"tiny beside huge", "5e-324", "1.7976931348623157e308", false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			second := salesTurn(2, "b", "revenue", "profit", `,"weight":`+c.w2)
+			if c.pass2 {
+				second = salesTurn(2, "b", "revenue", "revenue", `,"weight":`+c.w2)
+			}
+			d := dialogJSON(t, `{"dialog_id":"big","turns":[`+salesTurn(1, "a", "x", "x", `,"weight":`+c.w1)+","+second+`]}`)
+			cfg := DefaultConfig()
+			cfg.Composition.Rule = RuleWeighted
+			r := evalAll(t, cfg, d)[0]
+			if math.IsNaN(r.Score) || math.Abs(r.Score-c.want) > 1e-12 {
+				t.Errorf("score %v, want %v", r.Score, c.want)
+			}
+		})
+	}
+}

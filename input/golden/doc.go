@@ -25,7 +25,7 @@
 //	human_score       float or double           no        a person's score (finite)
 //	weight            float or double           no        weight for the "weighted" composition (>= 0; null = 1)
 //	critical          boolean                   no        a failure caps the dialog score under "gating" (null = false)
-//	latency_ms        float or double           no        latency of the turn (>= 0)
+//	latency_ms        float or double           no        latency of the turn (0 to MaxLatencyMS)
 //	gold_no_call      boolean                   no        true: gold says no tool should be called (Tool rows, gold call null)
 //	tools             string (JSON text)        no        the dialog's tool definitions (package tooldef), on its first row or on every row
 //	trial             int32 or int64            no        repeated trials of the same dialog: (dialog_id, trial) is a dialog (>= 0; null = not a trial)

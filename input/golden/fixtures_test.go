@@ -138,6 +138,7 @@ func TestFixtures(t *testing.T) {
 	writeRows(t, filepath.Join(m, "duplicate_turn.parquet"), row(func(r *Row) { r.TurnNo = 1 }), 10)
 	writeRows(t, filepath.Join(m, "unknown_role.parquet"), row(func(r *Row) { r.Turn = "Assistant" }), 10)
 	writeRows(t, filepath.Join(m, "negative_weight.parquet"), row(func(r *Row) { r.Weight = func() *float64 { f := -1.0; return &f }() }), 10)
+	writeRows(t, filepath.Join(m, "huge_latency.parquet"), row(func(r *Row) { r.LatencyMS = func() *float64 { f := math.MaxFloat64; return &f }() }), 10)
 	writeRows(t, filepath.Join(m, "nan_score.parquet"), row(func(r *Row) { r.HumanScore = func() *float64 { f := math.NaN(); return &f }() }), 10)
 	writeRows(t, filepath.Join(m, "empty_dialog_id.parquet"), row(func(r *Row) { r.DialogID = "" }), 10)
 	writeRows(t, filepath.Join(m, "zero_turn_no.parquet"), row(func(r *Row) { r.TurnNo = 0 }), 10)

@@ -437,6 +437,11 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 		if !fl.negative && f < 0 {
 			return bad(fl.name, fmt.Sprintf("%s is %v", fl.name, f), "use a number >= 0, or null", nil)
 		}
+		if fl.dst == &t.LatencyMS {
+			if problem := checkLatency(f); problem != "" {
+				return bad(fl.name, problem, latencyFix, nil)
+			}
+		}
 		*fl.dst = &f
 	}
 	if len(s.extras.cols) > 0 {

@@ -577,8 +577,8 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 		t.Critical = b
 	}
 	if f, ok := s.float(slotLatencyMS); ok {
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return bad(ColLatencyMS, fmt.Sprintf("latency_ms is %v", f), "use a finite latency >= 0 in milliseconds, or null", nil)
+		if problem := checkLatency(f); problem != "" {
+			return bad(ColLatencyMS, problem, latencyFix, nil)
 		}
 		t.LatencyMS = &f
 	}

@@ -232,6 +232,8 @@ func TestMalformed(t *testing.T) {
 		"unknown_role.parquet":    {sentinel: ErrInvalidRow, row: 1, column: "turn", text: []string{`"Assistant"`, "Agent"}},
 		"negative_weight.parquet": {sentinel: ErrInvalidRow, row: 1, column: "weight", text: []string{"-1"}},
 		"nan_score.parquet":       {sentinel: ErrInvalidRow, row: 1, column: "human_score", text: []string{"NaN"}},
+		"huge_latency.parquet":    {sentinel: ErrInvalidRow, row: 1, column: "latency_ms", text: []string{"1.7976931348623157e+308", "about 31 years"}},
+		"huge_latency.json":       {sentinel: ErrInvalidRow, column: "latency_ms", text: []string{"1.7976931348623157e+308", "about 31 years"}},
 		"empty_dialog_id.parquet": {sentinel: ErrInvalidRow, row: 1, column: "dialog_id", text: []string{"empty"}},
 		"zero_turn_no.parquet":    {sentinel: ErrInvalidRow, row: 1, column: "turn_no", text: []string{"number turns from 1"}},
 		"no_sides.parquet":        {sentinel: ErrInvalidRow, row: 1, column: "gold_response", text: []string{"neither"}},

@@ -33,28 +33,7 @@ func Pearson(x, y []float64) (float64, error) {
 	return pearson(x, y)
 }
 
-func pearson(x, y []float64) (float64, error) {
-	n := float64(len(x))
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= n
-	my /= n
-	var sxy, sxx, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return 0, fmt.Errorf("correlation with a constant series: %w", ErrUndefined)
-	}
-	r := sxy / math.Sqrt(sxx*syy)
-	return math.Max(-1, math.Min(1, r)), nil
-}
+func pearson(x, y []float64) (float64, error) { return weightedPearson(x, y, nil) }
 
 // PointBiserial is the point-biserial correlation of scores with binary
 // labels (Pearson with labels coded 1/0).

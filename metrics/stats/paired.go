@@ -80,13 +80,22 @@ func (p *Paired) total(w []float64) float64 {
 	return s
 }
 
+// weightedPearson is the Pearson correlation of x and y, each point
+// counted w[i] times (w nil: once). Each series is divided by its largest
+// magnitude first, which leaves the correlation as it is and keeps the
+// sums of squares finite for any finite input (latencies or human scores
+// near the largest double).
 func weightedPearson(x, y, w []float64) (float64, error) {
+	ax, ay := maxAbs(x), maxAbs(y)
+	if ax == 0 || ay == 0 {
+		return 0, fmt.Errorf("correlation with a constant series: %w", ErrUndefined)
+	}
 	var sw, mx, my float64
 	for i := range x {
 		wi := weight(w, i)
 		sw += wi
-		mx += wi * x[i]
-		my += wi * y[i]
+		mx += wi * (x[i] / ax)
+		my += wi * (y[i] / ay)
 	}
 	if sw < 3 {
 		return 0, fmt.Errorf("correlation of %v points: need at least 3: %w", sw, ErrUndefined)
@@ -96,7 +105,7 @@ func weightedPearson(x, y, w []float64) (float64, error) {
 	var sxy, sxx, syy float64
 	for i := range x {
 		wi := weight(w, i)
-		dx, dy := x[i]-mx, y[i]-my
+		dx, dy := x[i]/ax-mx, y[i]/ay-my
 		sxy += wi * dx * dy
 		sxx += wi * dx * dx
 		syy += wi * dy * dy
@@ -105,6 +114,14 @@ func weightedPearson(x, y, w []float64) (float64, error) {
 		return 0, fmt.Errorf("correlation with a constant series: %w", ErrUndefined)
 	}
 	return math.Max(-1, math.Min(1, sxy/math.Sqrt(sxx*syy))), nil
+}
+
+func maxAbs(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = max(m, math.Abs(x))
+	}
+	return m
 }
 
 // Pearson is the weighted Pearson correlation (w may be nil).

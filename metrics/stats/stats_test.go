@@ -500,3 +500,31 @@ func TestPairedMatchesExpanded(t *testing.T) {
 		}
 	}
 }
+
+// TestPearsonLargestDoubles: the correlation of series near the largest
+// finite double is the correlation of the same series scaled down (issue
+// 28: the sums of squares overflowed to NaN).
+func TestPearsonLargestDoubles(t *testing.T) {
+	x := []float64{1, 1.7976931348623157, 0.5, 1.25}
+	y := []float64{1.5, 1, 0.4, 1.7}
+	want, err := Pearson(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := func(v []float64) []float64 {
+		out := make([]float64, len(v))
+		for i := range v {
+			out[i] = v[i] * 1e308
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		x, y []float64
+	}{{"x huge", scale(x), y}, {"both huge", scale(x), scale(y)}, {"y huge", x, scale(y)}} {
+		got, err := Pearson(c.x, c.y)
+		if err != nil || math.IsNaN(got) || math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s: Pearson = %v, %v; want %v", c.name, got, err, want)
+		}
+	}
+}
