@@ -19,6 +19,7 @@ import (
 type Judge struct {
 	o      Options
 	url    string
+	secret redactor // the API key's parts, kept out of what the endpoint says
 	store  store
 	lim    *limits
 	sem    chan struct{}
@@ -59,7 +60,7 @@ func New(o Options) (*Judge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the judge cache: %w", err)
 	}
-	j := &Judge{o: o, url: endpoint(o.URL), store: s, lim: newLimits(o), sem: make(chan struct{}, o.Concurrency), fmt: o.ResponseFormat}
+	j := &Judge{o: o, url: endpoint(o.URL), secret: newRedactor(o.APIKey), store: s, lim: newLimits(o), sem: make(chan struct{}, o.Concurrency), fmt: o.ResponseFormat}
 	if j.fmt == FormatAuto {
 		j.fmt = FormatJSONSchema
 	}
@@ -159,6 +160,8 @@ func (j *Judge) one(ctx context.Context, c Comparison) (Verdict, error) {
 }
 
 // lookup reads the cache; a damaged entry or a failing read is a miss.
+// A reason cached before the key's parts were redacted is redacted as it
+// is read.
 func (j *Judge) lookup(key [32]byte) (Answer, bool) {
 	a, ok, corrupt, err := j.store.get(key)
 	if corrupt {
@@ -168,6 +171,7 @@ func (j *Judge) lookup(key [32]byte) (Answer, bool) {
 		j.st.cacheErrors.Add(1)
 		return Answer{}, false
 	}
+	a.Reason = j.redact(a.Reason)
 	return a, ok
 }
 
@@ -184,9 +188,11 @@ func (j *Judge) ask(ctx context.Context, c Comparison) (Answer, error) {
 		}
 		a, perr := parseAnswer(content)
 		if perr == nil {
+			a.Reason = j.redact(a.Reason) // before the cache and the rows see it
 			return a, nil
 		}
-		problem = fmt.Errorf("%w (attempt %d of 2: %w; answer %q)", ErrMalformedAnswer, attempt+1, perr, clip(j.redact(content), 120))
+		// perr may quote the answer (an unknown key, the score's text).
+		problem = fmt.Errorf("%w (attempt %d of 2: %s; answer %q)", ErrMalformedAnswer, attempt+1, j.redact(perr.Error()), clip(j.redact(content), 120))
 		msgs = append(msgs, message{Role: "assistant", Content: content}, message{Role: "user", Content: repairPrompt(perr.Error())})
 	}
 	return Answer{}, problem

@@ -277,13 +277,9 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return -1
 }
 
-// redact removes the API key from text that came from the endpoint.
-func (j *Judge) redact(s string) string {
-	if j.o.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, j.o.APIKey, "[redacted]")
-}
+// redact removes every part of the API key of 8 bytes or more from text
+// that came from the endpoint (redactor).
+func (j *Judge) redact(s string) string { return j.secret.redact(s) }
 
 // estimateTokens bounds a request's tokens before it is sent: its text at
 // three bytes a token (English averages about four characters a token),
