@@ -11,12 +11,14 @@
 //	  internal/badinput     the one bad-input error (file, row, line, field,
 //	                        fix; exit status 3)
 //	  internal/safefile     the one atomic file writer and a file's sha256
-//	  internal/location     local paths and gocloud.dev/blob URLs
+//	  internal/location     local paths and gocloud.dev/blob URLs; the S3
+//	                        opener (logged retries, resumed reads)
 //	  internal/otlpjson     the OTLP JSON encoding (spans in, log records out)
 //	  internal/visible      control characters of untrusted text shown, not
 //	                        sent (terminal messages, TSV fields)
 //	  internal/markdown     untrusted text quoted into Markdown
 //	  internal/browsertest  headless Chromium for the pages' tests (test-only)
+//	  internal/s3test       a real S3 server and a fault proxy (test-only)
 //	1 pure logic, no I/O
 //	  metrics      the metric itself: per-turn checks, attribution of root
 //	               causes and cascades, composition into dialog scores. It

@@ -1,6 +1,10 @@
 package hometest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/aem-dev/aem/internal/s3test"
+)
 
 // recorder is a testing.TB that records how Missing ended the test.
 type recorder struct {
@@ -23,5 +27,13 @@ func TestMissing(t *testing.T) {
 		if r.skipped != tc.skip || r.failed != tc.failed {
 			t.Errorf("%s=%q: skipped %v failed %v, want %v %v", RequireEnv, tc.env, r.skipped, r.failed, tc.skip, tc.failed)
 		}
+	}
+}
+
+// TestS3ServerSwitch: the S3 test server (a layer below, so it cannot
+// import this package) obeys the same switch.
+func TestS3ServerSwitch(t *testing.T) {
+	if s3test.RequireEnv != RequireEnv {
+		t.Errorf("s3test.RequireEnv = %q, want %q", s3test.RequireEnv, RequireEnv)
 	}
 }
