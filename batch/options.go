@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aem-dev/aem/input/golden"
+	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/rundir"
 	"gocloud.dev/blob"
@@ -87,7 +88,8 @@ type Options struct {
 	// WorkDir holds downloaded inputs and staged remote outputs ("" means
 	// os.TempDir()).
 	WorkDir string
-	// URLMux opens blob URLs; nil means blob.DefaultURLMux().
+	// URLMux opens blob URLs; nil means location.NewURLMux with aem's
+	// retry policy and no log.
 	URLMux *blob.URLMux
 
 	// Source, when set, is read instead of opening Input (for callers that
@@ -197,7 +199,7 @@ func (o Options) withDefaults() Options {
 		o.WorkDir = os.TempDir()
 	}
 	if o.URLMux == nil {
-		o.URLMux = blob.DefaultURLMux()
+		o.URLMux = location.NewURLMux(location.MuxOptions{})
 	}
 	return o
 }

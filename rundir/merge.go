@@ -18,7 +18,8 @@ import (
 
 // MergeOptions configures Merge; the zero value is fine.
 type MergeOptions struct {
-	// URLMux opens blob URLs; nil means blob.DefaultURLMux().
+	// URLMux opens blob URLs; nil means location.NewURLMux with aem's
+	// retry policy and no log.
 	URLMux *blob.URLMux
 	// WorkDir receives downloads and the staged output for remote
 	// locations ("" = os.TempDir()).
@@ -38,7 +39,7 @@ type MergeOptions struct {
 func Merge(ctx context.Context, opts MergeOptions, outDir string, shardDirs ...string) (_ *Summary, err error) {
 	start := time.Now()
 	if opts.URLMux == nil {
-		opts.URLMux = blob.DefaultURLMux()
+		opts.URLMux = location.NewURLMux(location.MuxOptions{})
 	}
 	if opts.WorkDir == "" {
 		opts.WorkDir = os.TempDir()

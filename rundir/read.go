@@ -37,7 +37,8 @@ type Run struct {
 
 // OpenOptions configures Open; the zero value is fine.
 type OpenOptions struct {
-	// URLMux opens blob URLs; nil means blob.DefaultURLMux().
+	// URLMux opens blob URLs; nil means location.NewURLMux with aem's
+	// retry policy and no log.
 	URLMux *blob.URLMux
 	// WorkDir receives downloaded copies of remote files ("" = os.TempDir()).
 	WorkDir string
@@ -59,7 +60,7 @@ type OpenOptions struct {
 // Rows are read lazily by Turns, Dialogs and ReadTurns.
 func Open(ctx context.Context, loc string, opts OpenOptions) (*Run, error) {
 	if opts.URLMux == nil {
-		opts.URLMux = blob.DefaultURLMux()
+		opts.URLMux = location.NewURLMux(location.MuxOptions{})
 	}
 	if opts.WorkDir == "" {
 		opts.WorkDir = os.TempDir()

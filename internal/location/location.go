@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
 )
 
 var urlScheme = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
@@ -171,6 +172,12 @@ func StagingDir(workDir string, l Location) string {
 // FetchDir makes the files of a run directory available locally: a local
 // directory is used as is; for a blob prefix the named files that exist are
 // downloaded to a new temporary directory, removed by cleanup.
+//
+// The first of names is the directory's commit marker, which its writer
+// uploads last (as Publish does with summary.json): it is downloaded
+// first and looked at again after the others, and if it changed or
+// vanished meanwhile the directory was rewritten while it was being read,
+// which is ErrChanged rather than a mix of two versions.
 func FetchDir(ctx context.Context, mux *blob.URLMux, l Location, workDir string, names []string) (dir string, cleanup func(), err error) {
 	if !l.Remote() {
 		return l.Local, func() {}, nil
@@ -180,35 +187,109 @@ func FetchDir(ctx context.Context, mux *blob.URLMux, l Location, workDir string,
 		return "", nil, err
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
-	b, err := l.OpenBucket(ctx, mux)
-	if err != nil {
+	if err := fetch(ctx, mux, l, tmp, names, false); err != nil {
 		cleanup()
 		return "", nil, err
 	}
+	return tmp, cleanup, nil
+}
+
+// Fetch downloads the named objects under the prefix l into the existing
+// directory dir; each must exist.
+func Fetch(ctx context.Context, mux *blob.URLMux, l Location, dir string, names []string) error {
+	return fetch(ctx, mux, l, dir, names, true)
+}
+
+func fetch(ctx context.Context, mux *blob.URLMux, l Location, dir string, names []string, required bool) error {
+	b, err := l.OpenBucket(ctx, mux)
+	if err != nil {
+		return err
+	}
 	defer b.Close()
-	for _, n := range names {
+	var marker *blob.Attributes
+	for i, n := range names {
 		key := path.Join(l.Key, n)
-		ok, err := b.Exists(ctx, key)
-		if err != nil {
-			cleanup()
-			return "", nil, fmt.Errorf("%w: %s/%s: %w", ErrUnreadable, l.Raw, n, err)
-		}
-		if !ok {
+		a, err := b.Attributes(ctx, key)
+		if gcerrors.Code(err) == gcerrors.NotFound && !required {
 			continue
 		}
-		f, err := os.Create(filepath.Join(tmp, n))
 		if err != nil {
-			cleanup()
-			return "", nil, err
+			return fmt.Errorf("%w: %s/%s: %w", ErrUnreadable, l.Raw, n, err)
 		}
-		err = b.Download(ctx, key, f, nil)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if i == 0 {
+			marker = a
 		}
-		if err != nil {
-			cleanup()
-			return "", nil, fmt.Errorf("%w: downloading %s/%s: %w", ErrUnreadable, l.Raw, n, err)
+		if err := downloadTo(ctx, b, key, filepath.Join(dir, n)); err != nil {
+			return fmt.Errorf("%w: downloading %s/%s: %w", ErrUnreadable, l.Raw, n, err)
 		}
 	}
-	return tmp, cleanup, nil
+	if marker != nil && len(names) > 1 {
+		a, err := b.Attributes(ctx, path.Join(l.Key, names[0]))
+		if gcerrors.Code(err) == gcerrors.NotFound || err == nil && !sameVersion(marker, a) {
+			return fmt.Errorf("%w: %s (its %s changed meanwhile: a writer replaced the directory); try again once the writer is done", ErrChanged, l.Raw, names[0])
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s/%s: %w", ErrUnreadable, l.Raw, names[0], err)
+		}
+	}
+	return nil
+}
+
+// sameVersion reports whether two looks at an object saw the same version.
+func sameVersion(a, b *blob.Attributes) bool {
+	if a.ETag != "" || b.ETag != "" {
+		return a.ETag == b.ETag
+	}
+	return a.Size == b.Size && a.ModTime.Equal(b.ModTime)
+}
+
+// downloadTo copies the object key to the new file name.
+func downloadTo(ctx context.Context, b *blob.Bucket, key, name string) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = b.Download(ctx, key, f, nil)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}
+
+// DeleteAll removes every object under the prefix dst (dst.Key + "/").
+func DeleteAll(ctx context.Context, mux *blob.URLMux, dst Location) error {
+	b, err := dst.OpenBucket(ctx, mux)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	it := b.List(&blob.ListOptions{Prefix: strings.TrimSuffix(dst.Key, "/") + "/"})
+	for {
+		o, err := it.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: listing %s: %w", ErrUnreadable, dst.Raw, err)
+		}
+		if err := b.Delete(ctx, o.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return fmt.Errorf("%w: deleting %s: %w", ErrUnreadable, o.Key, err)
+		}
+	}
+}
+
+// Join is the location of name under the prefix l.
+func (l Location) Join(name string) Location {
+	if !l.Remote() {
+		return Location{Raw: filepath.Join(l.Raw, name), Local: filepath.Join(l.Local, name)}
+	}
+	raw := l.Raw
+	if u, err := url.Parse(l.Raw); err == nil {
+		u.Path = path.Join(u.Path, name)
+		raw = u.String()
+	}
+	return Location{Raw: raw, BucketURL: l.BucketURL, Key: path.Join(l.Key, name)}
 }

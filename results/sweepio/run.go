@@ -41,8 +41,8 @@ type RunOptions struct {
 	// IgnoreUnmatched drops labels for turns that are not in the run
 	// instead of failing (counted in RunInfo.Unmatched).
 	IgnoreUnmatched bool
-	// URLMux opens a run given as a blob URL; nil means
-	// blob.DefaultURLMux().
+	// URLMux opens a run given as a blob URL; nil means rundir.Open's
+	// default.
 	URLMux *blob.URLMux
 }
 
