@@ -29,7 +29,19 @@ func (d sharedDriver) Attributes(ctx context.Context, key string) (*driver.Attri
 }
 
 func (d sharedDriver) ListPaged(ctx context.Context, opts *driver.ListOptions) (*driver.ListPage, error) {
-	return nil, errors.New("list: not supported by the test driver")
+	token := opts.PageToken
+	if len(token) == 0 {
+		token = blob.FirstPageToken
+	}
+	objs, next, err := d.b.ListPage(ctx, token, max(opts.PageSize, 1000), &blob.ListOptions{Prefix: opts.Prefix, Delimiter: opts.Delimiter})
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	page := &driver.ListPage{NextPageToken: next}
+	for _, o := range objs {
+		page.Objects = append(page.Objects, &driver.ListObject{Key: o.Key, ModTime: o.ModTime, Size: o.Size, MD5: o.MD5, IsDir: o.IsDir})
+	}
+	return page, nil
 }
 
 func (d sharedDriver) NewRangeReader(ctx context.Context, key string, offset, length int64, opts *driver.ReaderOptions) (driver.Reader, error) {

@@ -61,6 +61,7 @@ type runState struct {
 	ts       *rundir.TurnSchema
 	ckptDir  string
 	m        *manifest
+	remote   *remoteCheckpoint // the checkpoint's copy in the store (nil: local output)
 	scorerID string
 	final    *rundir.Writer
 
@@ -146,8 +147,14 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 		fp.Shard = o.Shard.String()
 	}
 
-	// Checkpoint: start a new one or pick up the existing one.
+	// Checkpoint: start a new one or pick up the existing one (for a
+	// remote output, possibly the copy in the store).
 	st.ckptDir = filepath.Join(outDir, rundir.CheckpointDir)
+	if st.remote = newRemoteCheckpoint(o.URLMux, outLoc); st.remote != nil {
+		if err := st.remote.settle(ctx, st.ckptDir, o.WorkDir, o.OutDir, o.Resume); err != nil {
+			return nil, err
+		}
+	}
 	m, found, err := loadManifest(st.ckptDir)
 	switch {
 	case err != nil:
@@ -242,6 +249,9 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 		// removes the staged directory, checkpoint included.
 		if err := rundir.Publish(ctx, o.URLMux, outLoc, outDir); err != nil {
 			return nil, fmt.Errorf("publishing the run to %s: %w", o.OutDir, err)
+		}
+		if err := st.remote.remove(ctx); err != nil {
+			return nil, err
 		}
 	} else {
 		if err := os.RemoveAll(st.ckptDir); err != nil {
@@ -674,6 +684,9 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 			return err
 		}
 		stats.Checkpoints++
+		if st.remote != nil && ctx.Err() == nil {
+			return st.remote.push(ctx, st.ckptDir, st.m)
+		}
 		return nil
 	}
 	for c := range in {
