@@ -42,7 +42,7 @@ EXAMPLES
 				if o.out == "" {
 					return usagef(lookup("merge"), "merge needs an output directory: -o OUTDIR")
 				}
-				sum, err := rundir.Merge(ctx, rundir.MergeOptions{WorkDir: o.workDir}, o.out, args...)
+				sum, err := rundir.Merge(ctx, rundir.MergeOptions{WorkDir: o.workDir, URLMux: env.blobs()}, o.out, args...)
 				if err != nil {
 					return err
 				}

@@ -109,7 +109,7 @@ EXAMPLES
 // writeReport builds the report of the run at dir and writes the page
 // (and the charts with --png); run --report calls it too.
 func writeReport(ctx context.Context, env *Env, dir string, o reportOptions, opts report.Options) error {
-	rd, err := rundir.Open(ctx, dir, rundir.OpenOptions{})
+	rd, err := rundir.Open(ctx, dir, rundir.OpenOptions{URLMux: env.blobs()})
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ EXAMPLES
 }
 
 func runReview(ctx context.Context, env *Env, dir string, o reviewOptions, opts review.Options) error {
-	rd, err := rundir.Open(ctx, dir, rundir.OpenOptions{})
+	rd, err := rundir.Open(ctx, dir, rundir.OpenOptions{URLMux: env.blobs()})
 	if err != nil {
 		return err
 	}

@@ -196,6 +196,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		CacheStats: sc.cacheStats,
 		Judge:      meter,
 		WorkDir:    o.workDir,
+		URLMux:     env.blobs(),
 
 		EmbeddingUsage: sc.embedding,
 		ReadOptions:    readOpts,

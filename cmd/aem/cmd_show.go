@@ -66,7 +66,7 @@ func runShow(ctx context.Context, env *Env, o showOptions, path string) error {
 	file := path
 	if info, err := os.Stat(path); location.IsURL(path) || err == nil && info.IsDir() {
 		// A run directory: read through rundir, which refuses an incomplete run.
-		rd, err := rundir.Open(ctx, path, rundir.OpenOptions{})
+		rd, err := rundir.Open(ctx, path, rundir.OpenOptions{URLMux: env.blobs()})
 		if err != nil {
 			return err
 		}

@@ -194,7 +194,7 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 			return err
 		}
 		var info *sweepio.RunInfo
-		in, info, err = sweepio.ReadRun(ctx, args[0], sweepio.RunOptions{LabelsFile: o.labels, LabelsFormat: lf, IgnoreUnmatched: o.ignoreUnmatched})
+		in, info, err = sweepio.ReadRun(ctx, args[0], sweepio.RunOptions{LabelsFile: o.labels, LabelsFormat: lf, IgnoreUnmatched: o.ignoreUnmatched, URLMux: env.blobs()})
 		if err != nil {
 			return err
 		}

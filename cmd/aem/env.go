@@ -1,13 +1,17 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
+	"gocloud.dev/blob"
 	"golang.org/x/term"
 
 	"github.com/aem-dev/aem/home"
+	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/internal/visible"
 )
 
@@ -60,4 +64,15 @@ func systemEnv() *Env {
 // Runtime library and the models), in order.
 func (e *Env) homeRoots() []home.Root {
 	return home.Search(home.Env{Getenv: e.Getenv, Executable: e.Executable, UserCacheDir: e.UserCacheDir})
+}
+
+// blobs opens the object stores of a command's URLs (location.NewURLMux),
+// with every retried request and resumed read logged to Stderr.
+func (e *Env) blobs() *blob.URLMux {
+	var mu sync.Mutex
+	return location.NewURLMux(location.MuxOptions{Log: func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(e.Stderr, "aem: "+msg)
+	}})
 }
