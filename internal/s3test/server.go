@@ -191,9 +191,11 @@ func (s *Server) Env(endpoint string) []string {
 		"AWS_ACCESS_KEY_ID=" + s.AccessKey,
 		"AWS_SECRET_ACCESS_KEY=" + s.SecretKey,
 		"AWS_REGION=" + Region,
-		// No shared config or credentials files: the environment decides.
+		// No shared config or credentials files: the environment decides;
+		// and never the EC2 metadata service (not on loopback).
 		"AWS_CONFIG_FILE=" + os.DevNull,
 		"AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull,
+		"AWS_EC2_METADATA_DISABLED=true",
 	}
 }
 
