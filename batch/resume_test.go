@@ -232,33 +232,11 @@ func TestResumeAfterKill9(t *testing.T) {
 	ref, out := filepath.Join(dir, "ref"), filepath.Join(dir, "out")
 	mustRun(t, baseOptions(in, ref))
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "AEM_BATCH_KILL_CHILD=1", "AEM_BATCH_KILL_IN="+in, "AEM_BATCH_KILL_OUT="+out)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		m, ok, _ := loadManifest(filepath.Join(out, rundir.CheckpointDir))
-		if ok && len(m.Parts) >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatal("child made no checkpoint within 60s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("child ended with %v, want killed by SIGKILL (did it finish first?)", err)
-	}
+	killChild(t, "TestKillChild", []string{"AEM_BATCH_KILL_CHILD=1", "AEM_BATCH_KILL_IN=" + in, "AEM_BATCH_KILL_OUT=" + out},
+		"a checkpoint of 3 parts", func() bool {
+			m, ok, _ := loadManifest(filepath.Join(out, rundir.CheckpointDir))
+			return ok && len(m.Parts) >= 3
+		})
 	assertNoFinalOutputs(t, out, true)
 	o := baseOptions(in, out)
 	o.Resume = true
@@ -271,6 +249,37 @@ func TestResumeAfterKill9(t *testing.T) {
 	sameOutputs(t, ref, out)
 	if got := listDir(t, out); !slices.Equal(got, []string{rundir.DialogsFile, rundir.SummaryFile, rundir.TurnsFile}) {
 		t.Errorf("run dir after resume holds %v", got)
+	}
+}
+
+// killChild runs the test named child of this test binary in a process
+// of its own with env added, kills it with SIGKILL as soon as ready
+// (what, for the message) holds, and fails the test if it ended otherwise
+// or was not ready within 60 s.
+func killChild(t *testing.T, child string, env []string, what string, ready func() bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !ready() {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%s made no %s within 60s", child, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("%s ended with %v, want killed by SIGKILL (did it finish first?)", child, err)
 	}
 }
 

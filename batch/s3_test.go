@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -225,35 +222,12 @@ func TestS3ResumeFromBucket(t *testing.T) {
 	o := st.options(t, ref, shard)
 	mustRun(t, o)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestS3KillChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "AEM_BATCH_S3_CHILD=1", "AEM_BATCH_S3_OUT="+out)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if data, ok := st.srv.Get(t, "evals", "runs/k/shards/1/.aem-run/manifest.json"); ok {
+	killChild(t, "TestS3KillChild", []string{"AEM_BATCH_S3_CHILD=1", "AEM_BATCH_S3_OUT=" + out},
+		"checkpoint of 2 parts in the bucket", func() bool {
+			data, ok := st.srv.Get(t, "evals", "runs/k/shards/1/.aem-run/manifest.json")
 			var m manifest
-			if json.Unmarshal(data, &m) == nil && len(m.Parts) >= 2 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatal("the child put no checkpoint in the bucket within 60s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("child ended with %v, want killed by SIGKILL (did it finish first?)", err)
-	}
+			return ok && json.Unmarshal(data, &m) == nil && len(m.Parts) >= 2
+		})
 
 	// Another machine: a new work directory.
 	o = st.options(t, out, shard)
