@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aem-dev/aem/metrics"
 )
@@ -25,6 +26,9 @@ func settingsOf(cfg metrics.Config, o Options) map[string]string {
 	slices.Sort(keys)
 	for _, k := range keys {
 		s["composition.min_rate."+k] = fmtFloat(cfg.Composition.MinRates[k])
+	}
+	if len(cfg.ReadOnlyTools) > 0 {
+		s["read_only_tools"] = strings.Join(cfg.ReadOnlyTools, ",")
 	}
 	if len(o.ReadOptions.Mapping) > 0 {
 		s["mapping"] = o.ReadOptions.Mapping.String()

@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -9,12 +11,13 @@ import (
 // passEpsilon absorbs float rounding when comparing a score with PassScore.
 const passEpsilon = 1e-9
 
-// compose turns verdicts into the dialog result.
-func compose(d Dialog, cfg Config, js []judged) DialogResult {
-	res := DialogResult{DialogID: d.ID, TurnCount: len(js), Turns: make([]Verdict, len(js))}
+// compose turns verdicts into the dialog result; ctx are the verdicts of
+// read-only calls kept as context, listed among the turns, never counted.
+func compose(d Dialog, cfg Config, js []judged, ctx []Verdict) DialogResult {
+	res := DialogResult{DialogID: d.ID, TurnCount: len(js), ContextTurns: len(ctx), Turns: make([]Verdict, 0, len(js)+len(ctx))}
 	failed := 0
-	for i, j := range js {
-		res.Turns[i] = j.v
+	for _, j := range js {
+		res.Turns = append(res.Turns, j.v)
 		if j.v.Pass {
 			res.PassedCount++
 			continue
@@ -39,6 +42,17 @@ func compose(d Dialog, cfg Config, js []judged) DialogResult {
 	}
 	res.Score = score(cfg.Composition, js, res.SuccessRate)
 	res.TestPass = len(js) > 0 && res.Score+passEpsilon >= cfg.Composition.PassScore && minRatesMet(cfg.Composition, res)
+	if len(js) == 0 && len(ctx) > 0 {
+		// Only read-only calls, on either side: no state-changing call was
+		// expected and none was made.
+		res.SuccessRate, res.Score, res.TestPass = 1, 1, true
+	}
+	if len(ctx) > 0 {
+		res.Turns = append(res.Turns, ctx...)
+		slices.SortStableFunc(res.Turns, func(a, b Verdict) int {
+			return cmp.Or(cmp.Compare(a.TurnNo, b.TurnNo), cmp.Compare(a.PredictTurnNo, b.PredictTurnNo))
+		})
+	}
 	res.Label = "fail"
 	if res.TestPass {
 		res.Label = "pass"
@@ -128,6 +142,8 @@ func minRatesMet(c Composition, r DialogResult) bool {
 // turns 3-5 prior_action_failed from turn 2".
 func reason(js []judged, r DialogResult) string {
 	switch {
+	case r.TurnCount == 0 && r.ContextTurns > 0:
+		return fmt.Sprintf("no state-changing call expected or made; %d read-only call(s) kept as context", r.ContextTurns)
 	case r.TurnCount == 0:
 		return "no scored turns: the dialog has no Agent or Tool turns"
 	case r.PassedCount == r.TurnCount:

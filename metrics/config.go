@@ -60,6 +60,11 @@ type Config struct {
 	NumericTolerance float64
 	Cascade          CascadePolicy
 	Composition      Composition
+	// ReadOnlyTools names tools whose calls change nothing, besides those
+	// whose definitions say so (annotations.readOnlyHint): function names,
+	// tool ids or definition names (see ReadOnlyCall). Their calls, on
+	// either side, are context: listed, never scored.
+	ReadOnlyTools []string
 }
 
 // DefaultThreshold is the global similarity threshold of DefaultConfig.
@@ -111,6 +116,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("cascade policy %q: use evidence or chain", c.Cascade))
 	}
 	errs = append(errs, validateComposition(c.Composition)...)
+	if err := validateReadOnlyTools(c.ReadOnlyTools); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -94,6 +94,18 @@
 // A Tool turn with GoldNoCall says no tool should be called: it passes when
 // no call is predicted and is unexpected_turn when one is.
 //
+// # Read-only calls
+//
+// A call is read-only when its definition says so (tooldef.Tool.ReadOnly,
+// MCP's annotations.readOnlyHint) or Config.ReadOnlyTools names it
+// (ReadOnlyCall). A Tool row one of whose sides is a read-only call and
+// whose other side is absent (or gold's "no call") is context: its verdict
+// is listed (Verdict.ReadOnly, Kind context, Pass, every sub-metric n/a)
+// and never scored, counted or attributed (DialogResult.ContextTurns). A
+// dialog with no scored turn but such context passes: no state-changing
+// call was expected or made. A row pairing a read-only call with a
+// state-changing one is judged as any row (package align never makes one).
+//
 // # Values
 //
 // Each gold value is compared with the predicted one by a chain:

@@ -29,6 +29,7 @@ func New(cfg Config) (*Metric, error) {
 	t := &cfg.Thresholds
 	t.SubMetrics, t.Types, t.Fields, t.Composite = maps.Clone(t.SubMetrics), maps.Clone(t.Types), maps.Clone(t.Fields), maps.Clone(t.Composite)
 	cfg.Composition.MinRates = maps.Clone(cfg.Composition.MinRates)
+	cfg.ReadOnlyTools = slices.Clone(cfg.ReadOnlyTools)
 	return &Metric{cfg: cfg}, nil
 }
 
@@ -93,7 +94,7 @@ func (m *Metric) requests(d Dialog, replies replyPlans) []Comparison {
 		return Similarity{}, nil
 	}
 	// The causes of failures (attribute) ask no comparison: not worked out here.
-	if _, _, err := m.judgeDialog(d, record, "", replies); err != nil {
+	if _, _, _, err := m.judgeDialog(d, record, "", replies); err != nil {
 		return nil
 	}
 	return cs
@@ -188,12 +189,12 @@ func (m *Metric) judge(d Dialog, sims Similarities, scorerID string, replies rep
 		}
 		return s, nil
 	}
-	js, rows, err := m.judgeDialog(d, lookup, scorerID, replies)
+	js, ctx, rows, err := m.judgeDialog(d, lookup, scorerID, replies)
 	if err != nil {
 		return DialogResult{}, err
 	}
 	attribute(js, rows, m.cfg.Cascade)
-	return compose(d, m.cfg, js), nil
+	return compose(d, m.cfg, js, ctx), nil
 }
 
 // Evaluate is New(cfg) then Metric.Evaluate: a one-off evaluation. Code
@@ -238,37 +239,47 @@ func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]Di
 }
 
 // judgeDialog judges every scored turn; verdicts are ordered by (TurnNo,
-// PredictTurnNo). It returns the dialog's rows for attribute, which
-// finds the failures' causes.
-func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string, replies replyPlans) ([]judged, []Turn, error) {
+// PredictTurnNo). It also returns the verdicts of the read-only calls kept
+// as context (contextRow), and the dialog's rows without them for
+// attribute, which finds the failures' causes.
+func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string, replies replyPlans) ([]judged, []Verdict, []Turn, error) {
 	rows, err := prepare(d)
 	if err != nil {
-		return nil, nil, err
-	}
-	singles, blocks, err := groupRows(d, rows)
-	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows), replies: replies}
+	var ctx []Verdict
+	scored := rows[:0:0]
+	for i := range rows {
+		if j.contextRow(&rows[i]) {
+			ctx = append(ctx, j.context(&rows[i]))
+			continue
+		}
+		scored = append(scored, rows[i])
+	}
+	singles, blocks, err := groupRows(d, scored)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	var out []judged
 	for _, r := range singles {
 		js, err := j.row(r)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		out = append(out, js...)
 	}
 	for _, b := range blocks {
 		js, err := j.matchBlock(b)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		out = append(out, js...)
 	}
 	slices.SortStableFunc(out, func(a, b judged) int {
 		return cmp.Or(cmp.Compare(a.v.TurnNo, b.v.TurnNo), cmp.Compare(a.v.PredictTurnNo, b.v.PredictTurnNo))
 	})
-	return out, rows, nil
+	return out, ctx, scored, nil
 }
 
 // groupRows splits the scored rows into those judged on their own and the

@@ -248,12 +248,17 @@ type Verdict struct {
 	// turns).
 	Threshold *float64
 	Scorer    string // Scorer.ID()
+
+	// ReadOnly marks the verdict of a read-only call kept as context
+	// (Kind KindContext, see ReadOnlyCall): listed with its alignment, not
+	// scored (Pass true, every sub-metric n/a, no failure reason).
+	ReadOnly bool
 }
 
 // DialogResult is the composed verdict for one dialog.
 type DialogResult struct {
 	DialogID         string
-	TurnCount        int // scored turns
+	TurnCount        int // scored turns (Turns also holds the read-only calls kept as context)
 	PassedCount      int
 	SuccessRate      float64 // passed / scored, unweighted
 	Score            float64 // per the composition rule
@@ -271,5 +276,9 @@ type DialogResult struct {
 	Reason string // human-readable, names the failing turns
 	Label  string // "pass" or "fail"
 
-	Turns []Verdict
+	// Turns are the verdicts of the scored turns and of the read-only
+	// calls kept as context (Verdict.ReadOnly), in (TurnNo, PredictTurnNo)
+	// order; ContextTurns counts the latter.
+	Turns        []Verdict
+	ContextTurns int
 }

@@ -128,7 +128,7 @@ func (r *Run) check() error {
 		name   string
 		rows   int
 		layout *layout
-	}{{TurnsFile, s.Turns, &turnLayout}, {DialogsFile, s.Dialogs, &dialogLayout}}
+	}{{TurnsFile, s.Turns + s.ReadOnly.Rows(), &turnLayout}, {DialogsFile, s.Dialogs, &dialogLayout}}
 	if r.Shard != nil {
 		files = append(files, struct {
 			name   string

@@ -154,7 +154,16 @@ type TurnRow struct {
 	// (response turns with a prediction); null for other turns. The
 	// reply's coverage is field_scores' "response.coverage".
 	Clauses []ClauseRow `parquet:"clauses,optional,list" json:"clauses"`
+	// ReadOnly is true for a read-only call kept as context
+	// (metrics.Verdict.ReadOnly): kind "context", not scored, listed with
+	// its alignment (gold and predicted calls, predict_turn_no). False for
+	// scored turns; null in runs written before it.
+	ReadOnly *bool `parquet:"read_only,optional" json:"read_only"`
 }
+
+// Context reports whether the row is a read-only call kept as context, not
+// a scored turn: readers that count verdicts skip it.
+func (t *TurnRow) Context() bool { return t.ReadOnly != nil && *t.ReadOnly }
 
 // DialogRow is one row of dialogs.parquet: the composed verdict of one
 // dialog. Score, TestPass, Reason and Label are the fields of a Strands
@@ -362,7 +371,7 @@ func SubMetricOf(kind, field string) string {
 func (t *TurnRow) Verdict() metrics.Verdict {
 	v := metrics.Verdict{DialogID: t.DialogID, TurnNo: int(t.TurnNo), PredictTurnNo: int(t.PredictTurnNo), Pass: t.Pass,
 		FailureReason: metrics.Reason(orEmpty(t.FailureReason)), OwnReason: metrics.Reason(orEmpty(t.OwnReason)),
-		MissingKeys: t.MissingKeys, ExtraKeys: t.ExtraKeys}
+		MissingKeys: t.MissingKeys, ExtraKeys: t.ExtraKeys, Kind: metrics.Kind(t.Kind), ReadOnly: t.Context()}
 	if t.CascadeFrom != nil {
 		v.CascadeFrom = int(*t.CascadeFrom)
 	}

@@ -63,6 +63,10 @@ type Summary struct {
 	// pass@k, pass^k and flaky tasks over the dialogs with a trial;
 	// dialogs.parquet has each task's figures.
 	Trials *trials.Summary `json:"trials,omitempty"`
+	// ReadOnly counts the read-only calls kept as context (rows of
+	// turns.parquet with read_only true, not among Turns); absent when
+	// there are none.
+	ReadOnly *ReadOnlyCounts `json:"read_only,omitempty"`
 	// GoldConflicts lists the gold calls that break their tool
 	// definitions (the gold won for those fields); absent when none does.
 	GoldConflicts *GoldConflicts `json:"gold_conflicts,omitempty"`
@@ -72,6 +76,24 @@ type Summary struct {
 	Embedding *EmbeddingUsage `json:"embedding,omitempty"`
 
 	Timings map[string]float64 `json:"timings_seconds"`
+}
+
+// ReadOnlyCounts counts the read-only calls kept as context: their rows,
+// the gold calls and predicted calls among them, and the rows that pair a
+// gold call with a predicted one.
+type ReadOnlyCounts struct {
+	Turns     int `json:"turns"`
+	Gold      int `json:"gold"`
+	Predicted int `json:"predicted"`
+	Matched   int `json:"matched"`
+}
+
+// Rows is the number of turns.parquet rows the counts stand for.
+func (r *ReadOnlyCounts) Rows() int {
+	if r == nil {
+		return 0
+	}
+	return r.Turns
 }
 
 // ReasonCount splits the failures of one reason into root causes and cascades.
@@ -201,7 +223,8 @@ type summaryAcc struct {
 	lat, latScore          []float64
 	digest                 hash.Hash
 	judge                  JudgeSummary
-	judged                 bool             // a row came from an escalating scorer
+	judged                 bool // a row came from an escalating scorer
+	readOnly               ReadOnlyCounts
 	outcomes               []trials.Outcome // of the dialogs with a trial
 	trialSeen              map[dialogKey]bool
 }
@@ -217,6 +240,10 @@ func newSummaryAcc() *summaryAcc {
 }
 
 func (a *summaryAcc) addTurn(t *TurnRow) {
+	if t.Context() {
+		a.addReadOnly(t)
+		return
+	}
 	a.turns++
 	a.addJudge(t)
 	if t.Pass {
@@ -260,6 +287,22 @@ func (a *summaryAcc) addTurn(t *TurnRow) {
 		if t.Pass {
 			b.Passed++
 		}
+	}
+}
+
+// addReadOnly counts a read-only call kept as context.
+func (a *summaryAcc) addReadOnly(t *TurnRow) {
+	r := &a.readOnly
+	r.Turns++
+	gold, pred := t.GoldAction != nil, t.PredictAction != nil
+	if gold {
+		r.Gold++
+	}
+	if pred {
+		r.Predicted++
+	}
+	if gold && pred {
+		r.Matched++
 	}
 }
 
@@ -354,6 +397,10 @@ func (a *summaryAcc) summary() *Summary {
 	if len(a.outcomes) > 0 {
 		t := trials.Summarize(trials.PerTask(a.outcomes))
 		s.Trials = &t
+	}
+	if a.readOnly.Turns > 0 {
+		r := a.readOnly
+		s.ReadOnly = &r
 	}
 	return s
 }

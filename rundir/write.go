@@ -333,7 +333,10 @@ func (w *Writer) Abort() {
 
 // statColumns are the leaf columns of turns.parquet the summary and
 // checkTurn need.
-var statColumns = func() (c struct{ dialogID, pass, reason, structure, completeness, truthfulness, bucket, rootCause, trial int }) {
+var statColumns = func() (c struct {
+	dialogID, pass, reason, structure, completeness, truthfulness, bucket, rootCause, trial int
+	readOnly, goldAction, predictAction                                                     int
+}) {
 	idx := func(name string) int {
 		leaf, ok := turnRowSchema.Lookup(name)
 		if !ok {
@@ -344,6 +347,7 @@ var statColumns = func() (c struct{ dialogID, pass, reason, structure, completen
 	c.dialogID, c.pass, c.reason = idx("dialog_id"), idx("pass"), idx("failure_reason")
 	c.structure, c.completeness, c.truthfulness = idx("structure"), idx("completeness"), idx("truthfulness")
 	c.bucket, c.rootCause, c.trial = idx("chain_bucket"), idx("root_cause"), idx("trial")
+	c.readOnly, c.goldAction, c.predictAction = idx("read_only"), idx("gold_action"), idx("predict_action")
 	return c
 }()
 
@@ -383,13 +387,22 @@ func turnStatOf(row parquet.Row) (TurnRow, error) {
 				n := v.Int64()
 				tr.Trial = &n
 			}
+		case statColumns.readOnly:
+			if !v.IsNull() {
+				b := v.Boolean()
+				tr.ReadOnly = &b
+			}
+		case statColumns.goldAction:
+			tr.GoldAction = optional(v)
+		case statColumns.predictAction:
+			tr.PredictAction = optional(v)
 		default:
 			continue
 		}
 		seen++
 	}
-	if seen != 9 {
-		return TurnRow{}, fmt.Errorf("row has %d of the 9 summary columns", seen)
+	if seen != 12 {
+		return TurnRow{}, fmt.Errorf("row has %d of the 12 summary columns", seen)
 	}
 	return tr, nil
 }

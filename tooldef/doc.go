@@ -17,8 +17,14 @@
 //	{"name": ..., "inputSchema": {...}}                                MCP
 //	{"name": ..., "input_schema": {...}}                               Anthropic
 //
-// A definition without a schema takes no parameters. Other keys beside a
-// schema (strict, title, annotations, outputSchema...) are ignored; a
+// A definition without a schema takes no parameters. MCP's tool
+// annotation readOnlyHint ({"annotations": {"readOnlyHint": true}}: the
+// tool changes nothing) is read into Tool.ReadOnly, beside the schema in
+// every dialect, and for Chat Completions' form beside or inside
+// "function" (OpenAI's and Anthropic's definitions have no field of their
+// own for it; tools converted from MCP carry the annotations object).
+// Other keys beside a schema (strict, title, other annotations,
+// outputSchema...) are ignored; a
 // definition with neither a schema nor only known keys is refused with the
 // unknown key named, so a misspelt "paramters" is not read as "no
 // parameters". Names must be non-empty and unique.

@@ -20,6 +20,9 @@ type Tool struct {
 	// Parameters is the schema of the arguments object; nil when the tool
 	// takes no parameters.
 	Parameters *Schema
+	// ReadOnly is MCP's annotations.readOnlyHint: the tool does not modify
+	// its environment (see readOnlyHint for where each dialect carries it).
+	ReadOnly bool
 	// JSON is the definition as given, compacted.
 	JSON json.RawMessage
 }
@@ -215,13 +218,23 @@ func parseDefinition(raw json.RawMessage) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
+	t := &Tool{}
+	if t.ReadOnly, err = readOnlyHint(m, ""); err != nil {
+		return nil, err
+	}
 	at := ""
 	if fn, ok := m["function"].(map[string]any); ok {
 		if typ, _ := m["type"].(string); typ == "function" || m["type"] == nil {
 			m, at = fn, "function."
 		}
 	}
-	t := &Tool{}
+	if at != "" {
+		inner, err := readOnlyHint(m, at)
+		if err != nil {
+			return nil, err
+		}
+		t.ReadOnly = t.ReadOnly || inner
+	}
 	name, ok := m["name"].(string)
 	if !ok || strings.TrimSpace(name) == "" {
 		return nil, fieldErr(at+"name", "a definition needs a non-empty string name", `write "name": "get_weather"`)
@@ -255,6 +268,34 @@ func parseDefinition(raw json.RawMessage) (*Tool, error) {
 	}
 	t.JSON = compact.Bytes()
 	return t, nil
+}
+
+// readOnlyHint reads MCP's tool annotation readOnlyHint ("the tool does
+// not modify its environment") from a definition object m (at is its path,
+// for errors). MCP tools carry it as {"annotations": {"readOnlyHint":
+// true}} beside inputSchema. OpenAI's and Anthropic's definitions have no
+// field of their own for it; tools converted from MCP carry the same
+// annotations object beside name and parameters (Responses, Anthropic's
+// input_schema), and in Chat Completions' form beside "function" or inside
+// it. Parse reads it in every one of these places.
+func readOnlyHint(m map[string]any, at string) (bool, error) {
+	raw, ok := m["annotations"]
+	if !ok || raw == nil {
+		return false, nil
+	}
+	ann, isObj := raw.(map[string]any)
+	if !isObj {
+		return false, fieldErr(at+"annotations", "annotations must be an object (MCP's tool annotations)", `write e.g. "annotations": {"readOnlyHint": true}`)
+	}
+	hint, ok := ann["readOnlyHint"]
+	if !ok || hint == nil {
+		return false, nil
+	}
+	b, isBool := hint.(bool)
+	if !isBool {
+		return false, fieldErr(at+"annotations.readOnlyHint", fmt.Sprintf("readOnlyHint must be true or false, got %s", kindOf(hint)), `write "readOnlyHint": true for a tool that only reads`)
+	}
+	return b, nil
 }
 
 // schemaKey finds the key holding the parameter schema ("" when none) and

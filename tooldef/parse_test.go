@@ -256,3 +256,27 @@ func TestParseBooleanAndNullableSchemas(t *testing.T) {
 		t.Errorf("const: %v %v", a.Param("c").Enum, a.Param("c2").Enum)
 	}
 }
+
+// TestReadOnlyHint: MCP's annotations.readOnlyHint is read from every
+// dialect that can carry it; a malformed hint is refused.
+func TestReadOnlyHint(t *testing.T) {
+	s := mustParseFile(t, "readonly.jsonl")
+	want := map[string]bool{"get_user": true, "delete_user": false, "update_user": false, "search_flights": true,
+		"list_orders": true, "get_status": true, "calculate": true, "book_flight": false}
+	for name, ro := range want {
+		if tool := s.Lookup(name); tool == nil || tool.ReadOnly != ro {
+			t.Errorf("%s: read-only %v, want %v", name, tool != nil && tool.ReadOnly, ro)
+		}
+	}
+	for _, bad := range []struct{ def, field string }{
+		{`{"name": "f", "annotations": {"readOnlyHint": "yes"}}`, "annotations.readOnlyHint"},
+		{`{"name": "f", "annotations": true}`, "annotations"},
+		{`{"type": "function", "function": {"name": "f", "annotations": {"readOnlyHint": 1}}}`, "function.annotations.readOnlyHint"},
+	} {
+		_, err := Parse("tools.json", []byte(bad.def))
+		var re *badinput.RowError
+		if !errors.As(err, &re) || re.Field != bad.field {
+			t.Errorf("%s: got %v, want an error at %s", bad.def, err, bad.field)
+		}
+	}
+}

@@ -110,6 +110,7 @@ func importJoined(ctx context.Context, env *Env, o importOptions, r *golden.Read
 		r.Close()
 		return err
 	}
+	ao.ReadOnlyTools = o.input.readOnly()
 	defer st.Close()
 	j, err := predictions.NewJoiner(r, st, ao)
 	if err != nil {

@@ -154,6 +154,7 @@ func (b *backgroundGold) stop() {
 }
 
 func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
+	o.metric.readOnlyTools = o.input.readOnly()
 	metric, thresholdsFile, err := o.metric.metric()
 	if err != nil {
 		return err
@@ -213,6 +214,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		if err != nil {
 			return err
 		}
+		ao.ReadOnlyTools = o.metric.readOnlyTools
 		defer st.Close()
 		join = func() (*predictions.Joiner, error) {
 			r, err := golden.Open(ctx, input, opts.ReadOptions)

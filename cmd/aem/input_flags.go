@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/tooldef"
@@ -11,14 +12,27 @@ import (
 // inputOptions are the flags that say how a golden dataset is read; run
 // and import share them.
 type inputOptions struct {
-	mapping string
-	tools   string
+	mapping       string
+	tools         string
+	readOnlyTools string
 }
 
 func (o *inputOptions) addFlags(fs *flagSet) {
 	in := fs.shared(topicInput)
 	in.StringVar(&o.mapping, "map", "", "column mapping for Parquet input with other column names: canonical=theirs,... e.g. gold_args=expected_arguments")
 	in.StringVar(&o.tools, "tools", "", "tool definitions offered in every dialog that gives none (JSON array or JSON Lines of OpenAI/MCP/BFCL function definitions)")
+	in.StringVar(&o.readOnlyTools, "read-only-tools", "", "comma-separated tools whose calls change nothing, besides those whose definitions say so (annotations.readOnlyHint): their calls, gold or predicted, are context, never scored, e.g. get_user_details,search_direct_flight")
+}
+
+// readOnly lists the --read-only-tools names.
+func (o inputOptions) readOnly() []string {
+	var out []string
+	for _, n := range strings.Split(o.readOnlyTools, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // readOptions resolves --map and reads the --tools file into the reader's

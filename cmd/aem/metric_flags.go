@@ -11,6 +11,8 @@ import (
 
 // metricOptions are the flags that configure the metric itself.
 type metricOptions struct {
+	// readOnlyTools are --read-only-tools (an input flag: see inputOptions).
+	readOnlyTools  []string
 	threshold      givenFloat
 	thresholdsFile string
 	tolerance      float64
@@ -56,6 +58,7 @@ func (o metricOptions) metric() (*metrics.Metric, *thresholds.File, error) {
 	cfg.NumericTolerance = o.tolerance
 	cfg.Composition.GateCap = o.gateCap
 	cfg.Composition.PassScore = o.passScore
+	cfg.ReadOnlyTools = o.readOnlyTools
 	var err error
 	cfg.Cascade, err = metrics.ParseCascadePolicy(o.cascade)
 	if err == nil {

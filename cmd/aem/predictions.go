@@ -119,6 +119,9 @@ func reportJoin(w io.Writer, s predictions.JoinStats) {
 	if len(left) > 0 {
 		fmt.Fprintf(w, "aem: left out %s\n", strings.Join(left, ", "))
 	}
+	if s.ReadOnly > 0 {
+		fmt.Fprintf(w, "aem: kept %d predicted read-only calls as context (listed in turns.parquet, read_only, never scored)\n", s.ReadOnly)
+	}
 	if s.Unscored > 0 {
 		fmt.Fprintf(w, "aem: --match subset left %d gold turns unscored (calls the agent did not make)\n", s.Unscored)
 	}

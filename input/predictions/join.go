@@ -44,7 +44,10 @@ type JoinStats struct {
 	// Predictions left out by the alignment (see align.Joined), and gold
 	// turns subset mode leaves unscored.
 	Ignored, Context, Allowed, Unscored int
-	MalformedArgs                       int // scored calls whose arguments were not a JSON object (unparseable_arguments)
+	// ReadOnly counts the predicted read-only calls, kept as context
+	// (listed, never scored: align.Joined.ReadOnly).
+	ReadOnly      int
+	MalformedArgs int // scored calls whose arguments were not a JSON object (unparseable_arguments)
 }
 
 // Joiner joins the dialogs of a golden dataset with the conversations of a
@@ -239,6 +242,7 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (joinedDialog, error) 
 	j.stats.Context += len(joined.Context)
 	j.stats.Allowed += len(joined.Allowed)
 	j.stats.Unscored += len(joined.Unscored)
+	j.stats.ReadOnly += len(joined.ReadOnly)
 	c.Steps = nil // the steps live on in srcs
 	return joinedDialog{d: d, conv: c, steps: srcs}, nil
 }

@@ -39,6 +39,11 @@ type Options struct {
 	// are dropped before aligning: helper calls such as think.
 	IgnoreTools []string
 	Naming      Naming
+	// ReadOnlyTools names tools whose calls change nothing, besides those
+	// whose definitions say so (metrics.ReadOnlyCall): their calls, gold or
+	// predicted, are aligned among themselves as context, never missing or
+	// unexpected.
+	ReadOnlyTools []string
 }
 
 // Step is one predicted step: a call (Role Tool) or a reply (Role Agent).
@@ -69,6 +74,9 @@ type Joined struct {
 	// Unscored lists the gold turn numbers that subset mode leaves out
 	// (gold calls the prediction did not make).
 	Unscored []int
+	// ReadOnly lists the predictions of read-only calls (kept as context,
+	// matched with a gold read-only call or not): indexes into the steps.
+	ReadOnly []int
 }
 
 // candidate is a prediction taking part in the alignment.
@@ -88,19 +96,23 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 	rows := slices.Clone(gold.Turns)
 	slices.SortStableFunc(rows, func(a, b metrics.Turn) int { return a.TurnNo - b.TurnNo })
 	var (
-		scored   []*metrics.Turn
-		calls    []metrics.Call
-		replies  bool
-		maxTurn  int
-		joined   = Joined{Dialog: metrics.Dialog{ID: gold.ID, Tools: gold.Tools}}
-		userRows []metrics.Turn
+		scored, readGold []*metrics.Turn
+		calls            []metrics.Call
+		replies          bool
+		maxTurn          int
+		joined           = Joined{Dialog: metrics.Dialog{ID: gold.ID, Tools: gold.Tools}}
+		userRows         []metrics.Turn
 	)
+	readOnly := func(c metrics.Call) bool { return metrics.ReadOnlyCall(gold.Tools, opts.ReadOnlyTools, c) }
 	for i := range rows {
 		r := &rows[i]
 		maxTurn = max(maxTurn, r.TurnNo)
 		switch {
 		case r.Kind() == metrics.KindContext:
 			userRows = append(userRows, *r)
+		case r.HasGold && r.Kind() == metrics.KindAction && !r.GoldNoCall && readOnly(r.Gold):
+			readGold = append(readGold, r)
+			calls = append(calls, r.Gold)
 		case r.HasGold:
 			scored = append(scored, r)
 			if r.Kind() == metrics.KindAction {
@@ -110,15 +122,20 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 			}
 		}
 	}
-	var cands []candidate
+	var cands, reads []candidate
 	for i := range pred {
 		p := &pred[i]
 		c := candidate{index: i, step: p}
 		if p.Role == metrics.RoleTool {
 			c.call.ToolID, c.call.Action = opts.Naming.Resolve(p.Name, calls)
 			c.call.Args, c.call.UnparsedArgs = p.Args, p.UnparsedArgs
-			if slices.Contains(opts.IgnoreTools, p.Name) || slices.Contains(opts.IgnoreTools, c.call.ToolID) {
+			switch {
+			case slices.Contains(opts.IgnoreTools, p.Name) || slices.Contains(opts.IgnoreTools, c.call.ToolID):
 				joined.Ignored = append(joined.Ignored, i)
+				continue
+			case readOnly(c.call):
+				reads = append(reads, c)
+				joined.ReadOnly = append(joined.ReadOnly, i)
 				continue
 			}
 		} else if !replies {
@@ -127,20 +144,48 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 		}
 		cands = append(cands, c)
 	}
-	w, err := newWeigher(opts.Mode, len(scored)+len(cands)+1)
-	if err != nil {
+	if err := joined.align(scored, cands, opts.Mode, maxTurn); err != nil {
 		return Joined{}, fmt.Errorf("dialog %q: %w", gold.ID, err)
 	}
-	var match []int      // per scored gold row: candidate index or -1
+	// Read-only calls are context: aligned among themselves, in any order
+	// and by tool, and every one of either side listed.
+	if err := joined.align(readGold, reads, readOnlyMode, maxTurn); err != nil {
+		return Joined{}, fmt.Errorf("dialog %q: %w", gold.ID, err)
+	}
+	for _, t := range userRows {
+		joined.add(t, -1)
+	}
+	joined.sort()
+	return joined, nil
+}
+
+// readOnlyMode aligns read-only calls: unordered, by tool (no pairing of
+// different tools), nothing dropped.
+const readOnlyMode Mode = "read-only"
+
+// align matches the gold rows with the candidates in mode and adds the
+// joined rows: the gold rows with their match or none, and the unmatched
+// candidates numbered after the gold turns (maxTurn + their position in
+// the agent's sequence).
+func (j *Joined) align(gold []*metrics.Turn, cands []candidate, mode Mode, maxTurn int) error {
+	weigh := mode
+	if mode == readOnlyMode {
+		weigh = Superset
+	}
+	w, err := newWeigher(weigh, len(gold)+len(cands)+1)
+	if err != nil {
+		return err
+	}
+	var match []int      // per gold row: candidate index or -1
 	var blockOf []string // per candidate: the block whose window holds it
-	if opts.Mode == Unordered {
-		match = w.assign(scored, cands)
+	if mode == Unordered || mode == readOnlyMode {
+		match = w.assign(gold, cands)
 		blockOf = make([]string, len(cands))
 	} else {
-		match, blockOf = w.sequence(scored, cands)
+		match, blockOf = w.sequence(gold, cands)
 	}
 	matched := make([]bool, len(cands))
-	for gi, r := range scored {
+	for gi, r := range gold {
 		t := *r
 		t.HasPredict, t.Predict, t.PredictResponse = false, metrics.Call{}, ""
 		ci := match[gi]
@@ -149,33 +194,29 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 			matched[ci] = true
 			t.HasPredict = true
 			t.Predict, t.PredictResponse = cands[ci].call, cands[ci].step.Response
-			joined.add(t, cands[ci].index)
-		case opts.Mode == Subset:
-			joined.Unscored = append(joined.Unscored, t.TurnNo)
+			j.add(t, cands[ci].index)
+		case mode == Subset:
+			j.Unscored = append(j.Unscored, t.TurnNo)
 		default:
-			joined.add(t, -1)
+			j.add(t, -1)
 		}
 	}
 	for ci, c := range cands {
 		if matched[ci] {
 			continue
 		}
-		if opts.Mode == Superset {
-			joined.Allowed = append(joined.Allowed, c.index)
+		if mode == Superset {
+			j.Allowed = append(j.Allowed, c.index)
 			continue
 		}
-		t := metrics.Turn{DialogID: gold.ID, TurnNo: maxTurn + c.index + 1, Role: c.step.Role, HasPredict: true,
+		t := metrics.Turn{DialogID: j.Dialog.ID, TurnNo: maxTurn + c.index + 1, Role: c.step.Role, HasPredict: true,
 			Predict: c.call, PredictResponse: c.step.Response}
 		if blockOf[ci] != "" {
 			t.Tags = []string{blockOf[ci]}
 		}
-		joined.add(t, c.index)
+		j.add(t, c.index)
 	}
-	for _, t := range userRows {
-		joined.add(t, -1)
-	}
-	joined.sort()
-	return joined, nil
+	return nil
 }
 
 func (j *Joined) add(t metrics.Turn, pred int) {

@@ -235,3 +235,42 @@ func TestParseMode(t *testing.T) {
 		t.Error("ParseMode(loose) accepted")
 	}
 }
+
+// TestJoinReadOnly: read-only calls (named, or so defined) are aligned
+// among themselves, in any order, and every one is kept, whatever the
+// mode; state-changing calls are aligned as before, unaffected by them.
+func TestJoinReadOnly(t *testing.T) {
+	ro := []string{"get", "find"}
+	tests := []struct {
+		name     string
+		gold     metrics.Dialog
+		pred     []Step
+		mode     Mode
+		want     []row
+		readOnly []int
+		allowed  []int
+	}{
+		{"reads in another order, a write in place", gold("get", "find", "book"), steps("find", "get", "book"), Strict,
+			[]row{{1, true, 1, "get.call"}, {2, true, 0, "find.call"}, {3, true, 2, "book.call"}}, []int{0, 1}, nil},
+		{"a read skipped, an extra read", gold("get", "find", "book"), steps("get", "get", "book"), Strict,
+			[]row{{1, true, 0, "get.call"}, {2, true, -1, ""}, {3, true, 2, "book.call"}, {5, false, 1, "get.call"}}, []int{0, 1}, nil},
+		{"a read never takes a write's place", gold("book"), steps("get"), Strict,
+			[]row{{1, true, -1, ""}, {2, false, 0, "get.call"}}, []int{0}, nil},
+		{"superset keeps reads, drops extra writes", gold("get", "book"), steps("find", "cancel", "book"), Superset,
+			[]row{{1, true, -1, ""}, {2, true, 2, "book.call"}, {3, false, 0, "find.call"}}, []int{0}, []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, err := Join(tt.gold, tt.pred, Options{Mode: tt.mode, ReadOnlyTools: ro})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, view(j)); diff != "" {
+				t.Errorf("rows (-want +got):\n%s", diff)
+			}
+			if !cmp.Equal(tt.readOnly, j.ReadOnly) || !cmp.Equal(tt.allowed, j.Allowed) {
+				t.Errorf("read-only %v allowed %v, want %v and %v", j.ReadOnly, j.Allowed, tt.readOnly, tt.allowed)
+			}
+		})
+	}
+}

@@ -42,7 +42,13 @@
 //     matter (one assignment over the whole dialog).
 //
 // Predictions of tools named in Options.IgnoreTools (by function name or
-// resolved tool id) are dropped before aligning. When the gold dialog has
+// resolved tool id) are dropped before aligning. Read-only calls
+// (metrics.ReadOnlyCall: by their definition, or Options.ReadOnlyTools),
+// gold and predicted, are aligned apart from the rest, among themselves,
+// in any order and by tool, whatever the mode, and every one is kept
+// (Joined.ReadOnly lists the predicted ones): the metric lists them as
+// context, never missing or unexpected; a read-only call never takes a
+// state-changing call's place. When the gold dialog has
 // no reply turns, predicted replies are context: dropped, never
 // unexpected.
 //

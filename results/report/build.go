@@ -130,6 +130,10 @@ func Build(ctx context.Context, rd *rundir.Run, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t.Context() { // a read-only call kept as context: not a verdict
+			row++
+			continue
+		}
 		if len(cur) > 0 && keyOf(t.DialogID, t.Trial) != keyOf(cur[0].DialogID, cur[0].Trial) {
 			if err := flush(); err != nil {
 				return nil, err

@@ -146,6 +146,10 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 		if err != nil {
 			return sweep.Input{}, nil, err
 		}
+		if t.ReadOnly != nil && *t.ReadOnly { // a read-only call kept as context: not a verdict
+			row++
+			continue
+		}
 		if err := addTurn(&in, info, &t, labels[turnKey{t.DialogID, trialKey(t.Trial), t.TurnNo}], path, row); err != nil {
 			return sweep.Input{}, nil, err
 		}
@@ -191,6 +195,7 @@ func ReadRun(ctx context.Context, dir string, opts RunOptions) (sweep.Input, *Ru
 // optional field_labels column carried through from the golden dataset;
 // reading only these columns skips decoding the texts.
 type turnView struct {
+	ReadOnly     *bool                  `parquet:"read_only,optional"`
 	DialogID     string                 `parquet:"dialog_id"`
 	Trial        *int64                 `parquet:"trial,optional"`
 	TurnNo       int64                  `parquet:"turn_no"`
