@@ -102,6 +102,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		Threshold:     v.Threshold,
 		Scorer:        v.Scorer,
 		ReadOnly:      &v.ReadOnly,
+		UserTurn:      optInt(v.UserTurn),
 	}
 	for i, fs := range v.FieldScores {
 		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold,

@@ -53,8 +53,27 @@ func (j *judger) newVerdict(g *Turn, predictTurnNo int) Verdict {
 	return Verdict{
 		DialogID: g.DialogID, TurnNo: g.TurnNo, PredictTurnNo: predictTurnNo, Kind: g.Kind(),
 		Structure: OutcomeNA, Completeness: OutcomeNA, Truthfulness: OutcomeNA,
-		Scorer: j.scorerID,
+		Scorer: j.scorerID, UserTurn: j.userTurn(g),
 	}
+}
+
+// userTurn is the turn_no of the User turn t answers (Verdict.UserTurn):
+// the one the alignment gave it, else the last User row before it; 0 when
+// none.
+func (j *judger) userTurn(t *Turn) int {
+	switch {
+	case t.UserTurn > 0:
+		return t.UserTurn
+	case t.UserTurn < 0:
+		return 0
+	}
+	last := 0
+	for _, u := range j.utterances {
+		if u.turnNo < t.TurnNo {
+			last = u.turnNo
+		}
+	}
+	return last
 }
 
 // pair judges gold row g against the prediction of row p (g == p outside

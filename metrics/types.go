@@ -103,6 +103,11 @@ type Turn struct {
 	// DependsOn lists the earlier turn numbers whose output this turn
 	// consumes; nil when the dataset does not say.
 	DependsOn []int
+	// UserTurn is the turn_no of the User turn this turn answers, as the
+	// alignment of predictions decided it (package align, for a predicted
+	// step with no gold: the user turn it was made in); -1 when none is
+	// known; 0 to take it from the rows (the last User turn before).
+	UserTurn int
 
 	HumanLabel *bool
 	HumanScore *float64
@@ -248,6 +253,11 @@ type Verdict struct {
 	// turns).
 	Threshold *float64
 	Scorer    string // Scorer.ID()
+
+	// UserTurn is the turn_no of the User turn the turn was expected in
+	// (the last User turn before a gold turn; for a prediction with no
+	// gold, the one it was made in, when known); 0 when none.
+	UserTurn int
 
 	// ReadOnly marks the verdict of a read-only call kept as context
 	// (Kind KindContext, see ReadOnlyCall): listed with its alignment, not

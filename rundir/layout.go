@@ -31,7 +31,7 @@ type layout struct {
 // The layouts of the run files: their added fields.
 var (
 	ordinalLayout = newLayout(ordinalRowSchema)
-	turnLayout    = newLayout(turnRowSchema, "trial", "clauses", "read_only")
+	turnLayout    = newLayout(turnRowSchema, "trial", "clauses", "read_only", "user_turn")
 	dialogLayout  = newLayout(dialogRowSchema, "trial", "task_trials", "task_passed", "task_pass_at_k", "task_pass_hat_k", "task_flaky")
 )
 

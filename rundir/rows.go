@@ -159,6 +159,11 @@ type TurnRow struct {
 	// its alignment (gold and predicted calls, predict_turn_no). False for
 	// scored turns; null in runs written before it.
 	ReadOnly *bool `parquet:"read_only,optional" json:"read_only"`
+	// UserTurn is the turn_no of the User turn the turn was expected in
+	// (metrics.Verdict.UserTurn: the last User turn before a gold turn; for
+	// a prediction with no gold, the one it was made in, when known); null
+	// when none.
+	UserTurn *int64 `parquet:"user_turn,optional" json:"user_turn"`
 }
 
 // Context reports whether the row is a read-only call kept as context, not
@@ -372,6 +377,9 @@ func (t *TurnRow) Verdict() metrics.Verdict {
 	v := metrics.Verdict{DialogID: t.DialogID, TurnNo: int(t.TurnNo), PredictTurnNo: int(t.PredictTurnNo), Pass: t.Pass,
 		FailureReason: metrics.Reason(orEmpty(t.FailureReason)), OwnReason: metrics.Reason(orEmpty(t.OwnReason)),
 		MissingKeys: t.MissingKeys, ExtraKeys: t.ExtraKeys, Kind: metrics.Kind(t.Kind), ReadOnly: t.Context()}
+	if t.UserTurn != nil {
+		v.UserTurn = int(*t.UserTurn)
+	}
 	if t.CascadeFrom != nil {
 		v.CascadeFrom = int(*t.CascadeFrom)
 	}

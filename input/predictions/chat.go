@@ -122,7 +122,9 @@ func parseChatLine(name string, row int64, line int, text []byte) (Conversation,
 			c.Steps = append(c.Steps, steps...)
 		case "tool", "function":
 			attachResult(c.Steps, m.ToolCallID, contentText(m.Content))
-		case "system", "developer", "user":
+		case "user":
+			c.Steps = append(c.Steps, Step{Kind: StepUser, Text: contentText(m.Content), Source: src})
+		case "system", "developer":
 		default:
 			return fail(field+".role", fmt.Sprintf("unknown role %q", m.Role), "use system, developer, user, assistant or tool", nil)
 		}

@@ -14,6 +14,8 @@
 //     calls is a reply (content a string or a list of text parts). Text
 //     beside calls is the model thinking aloud and is not a reply. Tool
 //     messages attach their content to the call they answer (tool_call_id).
+//     User messages are steps of their own (StepUser): not the agent's,
+//     they bound the alignment with the gold's User turns (package align).
 //     Arguments are JSON text or, leniently, an object.
 //   - OTLP JSON traces (FormatOTLP): resourceSpans/scopeSpans/spans, one
 //     document or JSON Lines of them (see package otlpjson). Spans are read
@@ -49,7 +51,10 @@
 // (same call id) counts once, with the execution span as its source;
 // requests without an id are dropped when the conversation has executions.
 // Steps are ordered by time: an execution at its start, a model output at
-// its end.
+// its end. The user's messages come from the input of model calls
+// (gen_ai.input.messages, older gen_ai.user.message events,
+// OpenInference's llm.input_messages.<i>.message): each is a user step
+// once, at the start of the first call whose input holds it.
 //
 // # Memory
 //

@@ -34,6 +34,50 @@ func genAIFragments(s *span) []fragment {
 	return nil
 }
 
+// userMessages reads the user's messages in a model call's input: GenAI's
+// gen_ai.input.messages (parts or chat-completions messages) or, in older
+// spans, its gen_ai.user.message events; OpenInference's
+// llm.input_messages.*; none for other spans.
+func userMessages(s *span) []string {
+	if _, ok := s.attrs[attrOIKind]; ok {
+		if strings.ToUpper(str(s.attrs[attrOIKind])) != "LLM" {
+			return nil
+		}
+		return oiUserMessages(s.attrs)
+	}
+	switch str(s.attrs[attrOperation]) {
+	case "chat", "text_completion", "generate_content", "invoke_agent", "":
+	default:
+		return nil
+	}
+	var out []string
+	if v, ok := s.attrs["gen_ai.input.messages"]; ok {
+		for _, x := range asList(v) {
+			m, _ := x.(map[string]any)
+			if str(m["role"]) != "user" {
+				continue
+			}
+			var texts []string
+			for _, p := range asList(m["parts"]) {
+				if pm, _ := p.(map[string]any); str(pm["type"]) == "text" {
+					texts = append(texts, str(pm["content"]))
+				}
+			}
+			if m["parts"] == nil {
+				texts = choiceMessage(m).texts
+			}
+			out = append(out, strings.Join(texts, "\n"))
+		}
+		return out
+	}
+	for _, e := range s.events {
+		if e.name == "gen_ai.user.message" {
+			out = append(out, str(firstValue(e.attrs, "content", "gen_ai.event.content", "body")))
+		}
+	}
+	return out
+}
+
 // genAIOutput reads a span's output messages from gen_ai.output.messages
 // or, when absent, from its gen_ai.choice events.
 func genAIOutput(s *span) []message {

@@ -2,6 +2,7 @@ package predictions
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -159,5 +160,65 @@ func TestGenAISpansFromTheSDK(t *testing.T) {
 	stats := st.Stats()
 	if stats.Conversations != 5 || stats.MalformedArgs != 1 || stats.Records != 19 || stats.Used != 18 {
 		t.Errorf("stats = %+v", stats)
+	}
+}
+
+// TestUserMessagesFromSpans: the user's messages are read from the input of
+// model calls (GenAI's gen_ai.input.messages, older gen_ai.user.message
+// events, OpenInference's llm.input_messages): each message once, at the
+// first call whose input holds it, so a call's user turn is known.
+func TestUserMessagesFromSpans(t *testing.T) {
+	s := &scripted{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), span: map[string]string{}, tid: map[string]string{}}
+	path := exportWithSDK(t, func(ctx context.Context, tr trace.Tracer) {
+		s.tr = tr
+		conv := kv("gen_ai.conversation.id", "multi")
+		chat := func(key, input, output string) {
+			s.run(ctx, key, "chat", []attribute.KeyValue{kv("gen_ai.operation.name", "chat"), conv,
+				kv("gen_ai.input.messages", input), kv("gen_ai.output.messages", output)}, nil)
+		}
+		u1 := `{"role":"user","parts":[{"type":"text","content":"Book a flight to Rome."}]}`
+		a1 := `{"role":"assistant","parts":[{"type":"tool_call","id":"a","name":"book_flight","arguments":{"to":"Rome"}}]}`
+		u2 := `{"role":"user","parts":[{"type":"text","content":"And a hotel."}]}`
+		chat("c1", `[{"role":"system","parts":[{"type":"text","content":"Be brief."}]},`+u1+`]`, `[`+a1+`]`)
+		chat("c2", `[`+u1+`,`+a1+`,{"role":"tool","parts":[]}]`, `[{"role":"assistant","parts":[{"type":"text","content":"Booked."}]}]`)
+		chat("c3", `[`+u1+`,`+a1+`,`+u2+`]`, `[{"role":"assistant","parts":[{"type":"tool_call","id":"b","name":"book_hotel","arguments":{"city":"Rome"}}]}]`)
+		// Older spans: the prompt's messages as events.
+		s.run(ctx, "old", "openai.chat", []attribute.KeyValue{kv("gen_ai.system", "openai"), kv("gen_ai.conversation.id", "legacy")},
+			func(_ context.Context, sp trace.Span) {
+				sp.AddEvent("gen_ai.user.message", trace.WithAttributes(kv("content", "Hi there")), s.tick())
+				sp.AddEvent("gen_ai.choice", trace.WithAttributes(kv("message", `{"role":"assistant","content":"Hello."}`)), s.tick())
+			})
+		// OpenInference LLM spans.
+		s.run(ctx, "oi", "llm", []attribute.KeyValue{kv("openinference.span.kind", "LLM"), kv("session.id", "oi"),
+			kv("llm.input_messages.0.message.role", "user"), kv("llm.input_messages.0.message.content", "What is up?"),
+			kv("llm.output_messages.0.message.role", "assistant"), kv("llm.output_messages.0.message.content", "Not much.")}, nil)
+	})
+	st, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	kinds := func(id string) string {
+		cs, err := st.Lookup(id)
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("Lookup(%q) = %v, %v", id, cs, err)
+		}
+		var out []string
+		for _, step := range cs[0].Steps {
+			out = append(out, string(step.Kind)+":"+step.Name+step.Text)
+		}
+		return fmt.Sprint(out)
+	}
+	for id, want := range map[string]string{
+		"multi":  "[user:Book a flight to Rome. call:book_flight reply:Booked. user:And a hotel. call:book_hotel]",
+		"legacy": "[user:Hi there reply:Hello.]",
+		"oi":     "[user:What is up? reply:Not much.]",
+	} {
+		if got := kinds(id); got != want {
+			t.Errorf("%s: steps %s, want %s", id, got, want)
+		}
+	}
+	if s := st.Stats(); s.Steps != 5 {
+		t.Errorf("steps %d: the user's messages are not the agent's steps", s.Steps)
 	}
 }

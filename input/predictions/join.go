@@ -180,11 +180,21 @@ func (j *Joiner) join(g golden.Dialog) ([]joinedDialog, error) {
 func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (joinedDialog, error) {
 	steps := make([]align.Step, len(c.Steps))
 	malformed := make([]string, len(c.Steps))
+	seq := make([]int, len(c.Steps)) // 1-based position in the agent's sequence (user messages are not the agent's)
+	n := 0
 	for i, s := range c.Steps {
-		if s.Kind == StepReply {
+		switch s.Kind {
+		case StepUser:
+			steps[i] = align.Step{Role: metrics.RoleUser, Response: s.Text}
+			continue
+		case StepReply:
+			n++
+			seq[i] = n
 			steps[i] = align.Step{Role: metrics.RoleAgent, Response: s.Text}
 			continue
 		}
+		n++
+		seq[i] = n
 		steps[i] = align.Step{Role: metrics.RoleTool, Name: s.Name, Args: map[string]any{}}
 		malformed[i] = s.ArgsError
 		if malformed[i] == "" {
@@ -235,7 +245,11 @@ func (j *Joiner) joinOne(g golden.Dialog, c Conversation) (joinedDialog, error) 
 				j.stats.MalformedArgs++
 			}
 		}
-		extra = j.appendJoinColumns(extra, p, st, malformedOf(malformed, p))
+		pseq := 0
+		if p >= 0 {
+			pseq = seq[p]
+		}
+		extra = j.appendJoinColumns(extra, pseq, st, malformedOf(malformed, p))
 		d.Extra = append(d.Extra, extra)
 	}
 	j.stats.Ignored += len(joined.Ignored)
@@ -254,8 +268,9 @@ func malformedOf(m []string, p int) string {
 	return m[p]
 }
 
-// appendJoinColumns appends the join's columns for one turn.
-func (j *Joiner) appendJoinColumns(row parquet.Row, p int, st *Step, argsErr string) parquet.Row {
+// appendJoinColumns appends the join's columns for one turn; seq is the
+// prediction's 1-based position in the agent's sequence.
+func (j *Joiner) appendJoinColumns(row parquet.Row, seq int, st *Step, argsErr string) parquet.Row {
 	col := j.goldLeaves
 	str := func(s string, ok bool) {
 		if ok {
@@ -280,7 +295,7 @@ func (j *Joiner) appendJoinColumns(row parquet.Row, p int, st *Step, argsErr str
 		}
 		return row
 	}
-	num(p+1, true)
+	num(seq, true)
 	str(st.Name, st.Kind == StepCall)
 	str(st.CallID, st.CallID != "")
 	str(argsErr, argsErr != "")

@@ -350,7 +350,11 @@ func resolve(frs []tagged) Conversation {
 	keep := make([]tagged, 0, len(frs))
 	for _, t := range frs {
 		st := t.F.Step
+		if st == nil && len(t.F.Users) == 0 {
+			continue
+		}
 		if st == nil {
+			keep = append(keep, t) // the user's messages so far: see below
 			continue
 		}
 		if t.F.Level == levelAgent && modelTraces[t.Trace] {
@@ -382,8 +386,18 @@ func resolve(frs []tagged) Conversation {
 		return a.F.Seq < b.F.Seq
 	})
 	c := Conversation{ID: frs[0].ConvID, Trial: frs[0].Trial, Steps: make([]Step, 0, len(keep))}
+	users := 0 // user messages given as steps so far
 	for _, t := range keep {
-		c.Steps = append(c.Steps, *t.F.Step)
+		if t.F.Step != nil {
+			c.Steps = append(c.Steps, *t.F.Step)
+			continue
+		}
+		// A model call's input holds the conversation so far: the user
+		// messages no earlier call had are new, said before this call.
+		for _, text := range t.F.Users[min(users, len(t.F.Users)):] {
+			c.Steps = append(c.Steps, Step{Kind: StepUser, Text: text, Source: Source{File: t.File, TraceID: t.Trace, SpanID: t.Span, MessageIndex: -1}})
+		}
+		users = max(users, len(t.F.Users))
 	}
 	c.Source = Source{File: frs[0].File, TraceID: frs[0].Trace, MessageIndex: -1}
 	if len(c.Steps) > 0 {

@@ -109,6 +109,33 @@ func oiMessages(attrs map[string]any) []message {
 	return out
 }
 
+// oiUserMessages reads the user's messages among the flattened
+// llm.input_messages.<i>.message.* keys, in order.
+func oiUserMessages(attrs map[string]any) []string {
+	role, content := map[int]string{}, map[int]string{}
+	for k, v := range attrs {
+		rest, ok := strings.CutPrefix(k, "llm.input_messages.")
+		if !ok {
+			continue
+		}
+		i, rest, ok := cutIndex(rest)
+		switch {
+		case !ok:
+		case rest == "message.role":
+			role[i] = str(v)
+		case rest == "message.content":
+			content[i] = str(v)
+		}
+	}
+	var out []string
+	for _, i := range sortedKeys(role) {
+		if role[i] == "user" {
+			out = append(out, content[i])
+		}
+	}
+	return out
+}
+
 // cutIndex splits "3.rest" into 3 and "rest".
 func cutIndex(s string) (int, string, bool) {
 	head, rest, _ := strings.Cut(s, ".")

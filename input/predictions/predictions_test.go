@@ -43,15 +43,18 @@ func TestChatLog(t *testing.T) {
 		want []Conversation
 	}{
 		{"sales-report-q3", []Conversation{{ID: "sales-report-q3", Source: src(1, -1), Steps: []Step{
+			{Kind: StepUser, Text: "How did Q3 go?", Source: src(1, 1)},
 			{Kind: StepCall, Name: "sales_db.aggregate", Args: `{"metric": "revenue", "quarter": "Q3"}`, CallID: "call_1", Result: `{"revenue": 1.12}`, Source: src(1, 2)},
 			{Kind: StepReply, Text: "Revenue rose 12% in Q3.", Source: src(1, 4)},
 		}}}},
 		{"refund-7", []Conversation{
 			{ID: "refund-7", Trial: i64(1), Source: src(2, -1), Steps: []Step{
+				{Kind: StepUser, Text: "Refund order 7", Source: src(2, 0)},
 				{Kind: StepCall, Name: "refund", Args: `{"order":7}`, CallID: "c1", Source: src(2, 1)}, // an object, leniently
 				{Kind: StepReply, Text: "Order 7 is refunded.", Source: src(2, 2)},
 			}},
 			{ID: "refund-7", Trial: i64(2), Source: src(3, -1), Steps: []Step{
+				{Kind: StepUser, Text: "Refund order 7", Source: src(3, 0)},
 				{Kind: StepCall, Name: "refund", Args: "{order: 7}", CallID: "c1", Result: "error: bad arguments", Source: src(3, 1),
 					ArgsError: "arguments are not JSON: invalid character 'o' looking for beginning of object key string"},
 			}},

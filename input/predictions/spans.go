@@ -52,6 +52,10 @@ type fragment struct {
 	Time  uint64 `json:"tm"`
 	Seq   int    `json:"sq"`
 	Step  *Step  `json:"s,omitempty"`
+	// Users are the user's messages in a model call's input, in order
+	// (the conversation so far): resolve turns the ones no earlier call
+	// had into user steps.
+	Users []string `json:"u,omitempty"`
 }
 
 const (
@@ -68,6 +72,9 @@ func fragments(s *span) []fragment {
 		out = openInferenceFragments(s)
 	} else {
 		out = genAIFragments(s)
+	}
+	if users := userMessages(s); len(users) > 0 {
+		out = append(out, fragment{Level: levelModel, Time: s.start, Seq: -1, Users: users})
 	}
 	conv := firstString(s.attrs, "gen_ai.conversation.id", "session.id")
 	trial, hasTrial := intAttr(s.attrs["aem.trial"])

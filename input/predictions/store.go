@@ -44,7 +44,7 @@ type Stats struct {
 	Records       int64  // chat-log lines or spans read
 	Used          int64  // spans that contributed a step or a conversation id (spans only)
 	Conversations int    // conversations (id and trial)
-	Steps         int64  // predicted calls and replies
+	Steps         int64  // predicted calls and replies (the user's messages are not counted)
 	MalformedArgs int64  // calls whose arguments are not one JSON object
 }
 
@@ -113,8 +113,10 @@ func (sw *storeWriter) add(c Conversation) error {
 	sw.lastKey, sw.last = key, c.Source
 	sw.s.n++
 	sw.s.stats.Conversations++
-	sw.s.stats.Steps += int64(len(c.Steps))
 	for _, st := range c.Steps {
+		if st.Kind != StepUser {
+			sw.s.stats.Steps++
+		}
 		if st.ArgsError != "" {
 			sw.s.stats.MalformedArgs++
 		}

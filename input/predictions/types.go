@@ -40,10 +40,14 @@ type StepKind string
 const (
 	StepCall  StepKind = "call"  // a tool (function) call
 	StepReply StepKind = "reply" // an assistant message to the user
+	// StepUser is a message of the user's: not the agent's doing, but it
+	// bounds the alignment (a gold call is matched only by a call made
+	// after the same user message and before the next one).
+	StepUser StepKind = "user"
 )
 
-// Step is one thing the agent did: a tool call or a reply, in the order
-// the agent did them.
+// Step is one thing the agent did, a tool call or a reply, or a message of
+// the user's, in the order they happened.
 type Step struct {
 	Kind StepKind `json:"kind"`
 	// Name is the called function's name as the agent gave it (calls only).
@@ -60,7 +64,7 @@ type Step struct {
 	CallID string `json:"call_id,omitempty"`
 	// Result is the tool's result text when the source gives one.
 	Result string `json:"result,omitempty"`
-	// Text is the reply (replies only).
+	// Text is the reply (replies) or what the user said (user steps).
 	Text string `json:"text,omitempty"`
 	// Source says where the step was read.
 	Source Source `json:"source"`

@@ -46,7 +46,9 @@ type Options struct {
 	ReadOnlyTools []string
 }
 
-// Step is one predicted step: a call (Role Tool) or a reply (Role Agent).
+// Step is one predicted step: a call (Role Tool) or a reply (Role Agent),
+// or a message of the user's (Role User, Response the text), which is no
+// prediction but bounds the alignment (see the package documentation).
 type Step struct {
 	Role metrics.Role
 	// Name is the function name as the agent gave it (calls).
@@ -82,6 +84,8 @@ type Joined struct {
 // candidate is a prediction taking part in the alignment.
 type candidate struct {
 	index int // into the steps given to Join
+	seq   int // 0-based position among the agent's steps (user messages left out)
+	seg   int // user messages before it
 	call  metrics.Call
 	step  *Step
 }
@@ -123,9 +127,15 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 		}
 	}
 	var cands, reads []candidate
+	users, seq := 0, 0
 	for i := range pred {
 		p := &pred[i]
-		c := candidate{index: i, step: p}
+		if p.Role == metrics.RoleUser {
+			users++
+			continue
+		}
+		c := candidate{index: i, seq: seq, seg: users, step: p}
+		seq++
 		if p.Role == metrics.RoleTool {
 			c.call.ToolID, c.call.Action = opts.Naming.Resolve(p.Name, calls)
 			c.call.Args, c.call.UnparsedArgs = p.Args, p.UnparsedArgs
@@ -144,12 +154,13 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 		}
 		cands = append(cands, c)
 	}
-	if err := joined.align(scored, cands, opts.Mode, maxTurn); err != nil {
+	b := newBounds(userRows, users)
+	if err := joined.align(scored, cands, opts.Mode, maxTurn, b); err != nil {
 		return Joined{}, fmt.Errorf("dialog %q: %w", gold.ID, err)
 	}
 	// Read-only calls are context: aligned among themselves, in any order
 	// and by tool, and every one of either side listed.
-	if err := joined.align(readGold, reads, readOnlyMode, maxTurn); err != nil {
+	if err := joined.align(readGold, reads, readOnlyMode, maxTurn, b); err != nil {
 		return Joined{}, fmt.Errorf("dialog %q: %w", gold.ID, err)
 	}
 	for _, t := range userRows {
@@ -163,11 +174,12 @@ func Join(gold metrics.Dialog, pred []Step, opts Options) (Joined, error) {
 // different tools), nothing dropped.
 const readOnlyMode Mode = "read-only"
 
-// align matches the gold rows with the candidates in mode and adds the
-// joined rows: the gold rows with their match or none, and the unmatched
-// candidates numbered after the gold turns (maxTurn + their position in
-// the agent's sequence).
-func (j *Joined) align(gold []*metrics.Turn, cands []candidate, mode Mode, maxTurn int) error {
+// align matches the gold rows with the candidates in mode, within the
+// user turns b allows, and adds the joined rows: the gold rows with their
+// match or none, and the unmatched candidates numbered after the gold
+// turns (maxTurn + their 1-based position in the agent's sequence) with
+// the user turn they were made in.
+func (j *Joined) align(gold []*metrics.Turn, cands []candidate, mode Mode, maxTurn int, b *bounds) error {
 	weigh := mode
 	if mode == readOnlyMode {
 		weigh = Superset
@@ -176,6 +188,7 @@ func (j *Joined) align(gold []*metrics.Turn, cands []candidate, mode Mode, maxTu
 	if err != nil {
 		return err
 	}
+	w.bounds = b
 	var match []int      // per gold row: candidate index or -1
 	var blockOf []string // per candidate: the block whose window holds it
 	if mode == Unordered || mode == readOnlyMode {
@@ -209,8 +222,8 @@ func (j *Joined) align(gold []*metrics.Turn, cands []candidate, mode Mode, maxTu
 			j.Allowed = append(j.Allowed, c.index)
 			continue
 		}
-		t := metrics.Turn{DialogID: j.Dialog.ID, TurnNo: maxTurn + c.index + 1, Role: c.step.Role, HasPredict: true,
-			Predict: c.call, PredictResponse: c.step.Response}
+		t := metrics.Turn{DialogID: j.Dialog.ID, TurnNo: maxTurn + c.seq + 1, Role: c.step.Role, HasPredict: true,
+			Predict: c.call, PredictResponse: c.step.Response, UserTurn: b.userTurn(c.seg)}
 		if blockOf[ci] != "" {
 			t.Tags = []string{blockOf[ci]}
 		}
@@ -244,6 +257,7 @@ type weigher struct {
 	mode             Mode
 	q                int64 // resolution of pair quality
 	sub, tool, exact int64 // tier units
+	bounds           *bounds
 }
 
 // newWeigher sizes the tiers so that no number of lower-tier pairs (at most
@@ -267,7 +281,7 @@ func newWeigher(mode Mode, n int) (*weigher, error) {
 // pair returns the weight of matching gold row g with candidate c, and
 // false when they cannot be matched.
 func (w *weigher) pair(g *metrics.Turn, c *candidate) (int64, bool) {
-	if g.Role != c.step.Role {
+	if g.Role != c.step.Role || !w.bounds.allow(g.TurnNo, c.seg) {
 		return 0, false
 	}
 	if g.Kind() == metrics.KindResponse {
@@ -474,4 +488,62 @@ func sameValue(g, p any) bool {
 		}
 	}
 	return reflect.DeepEqual(g, p)
+}
+
+// bounds says which user turn a gold row belongs to and which predictions
+// may answer it: when the gold has User turns and the predictions carry
+// the user's messages, the k-th predicted user message stands for the
+// k-th gold User turn, and a gold row of user turn k (the rows after the
+// k-th User row and before the next) can be matched only by a prediction
+// made after the k-th user message and before the next. Predictions after
+// the last user message the predictions carry answer the gold's remaining
+// user turns (a log that stops recording the user stays scoreable); user
+// messages beyond the gold's belong to its last user turn. A nil *bounds
+// allows every pair.
+type bounds struct {
+	seg   map[int]int // gold turn_no -> gold User rows before it
+	users []int       // turn_no of the gold's k-th User row, k from 1
+	n     int         // the user messages the predictions carry
+}
+
+// newBounds bounds the alignment by user turns; nil when the gold has no
+// User turns or the predictions carry no user message.
+func newBounds(userRows []metrics.Turn, predUsers int) *bounds {
+	if len(userRows) == 0 || predUsers == 0 {
+		return nil
+	}
+	b := &bounds{seg: map[int]int{}, n: predUsers}
+	for _, u := range userRows {
+		b.users = append(b.users, u.TurnNo)
+	}
+	return b
+}
+
+// segOf is the user turn (0: before the first) of gold turn turnNo.
+func (b *bounds) segOf(turnNo int) int {
+	k, _ := slices.BinarySearch(b.users, turnNo)
+	return k
+}
+
+// allow reports whether a gold row may be matched by a prediction made
+// after seg user messages.
+func (b *bounds) allow(goldTurnNo, seg int) bool {
+	if b == nil {
+		return true
+	}
+	g, last := b.segOf(goldTurnNo), len(b.users)
+	if seg == b.n && b.n < last {
+		return g >= seg
+	}
+	return g == min(seg, last)
+}
+
+// userTurn is the turn_no of the gold User turn a prediction made after
+// seg user messages belongs to (metrics.Turn.UserTurn); -1 when none
+// (before the first, or without bounds).
+func (b *bounds) userTurn(seg int) int {
+	if b == nil || seg == 0 {
+		return -1
+	}
+	return b.users[min(seg, len(b.users))-1]
 }

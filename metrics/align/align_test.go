@@ -40,6 +40,10 @@ func gold(specs ...string) metrics.Dialog {
 func steps(specs ...string) []Step {
 	var out []Step
 	for _, s := range specs {
+		if rest, ok := cutPrefix(s, "user "); ok {
+			out = append(out, Step{Role: metrics.RoleUser, Response: rest})
+			continue
+		}
 		if hasPrefix(s, "@") {
 			out = append(out, Step{Role: metrics.RoleAgent, Response: s[1:]})
 			continue
@@ -270,6 +274,59 @@ func TestJoinReadOnly(t *testing.T) {
 			}
 			if !cmp.Equal(tt.readOnly, j.ReadOnly) || !cmp.Equal(tt.allowed, j.Allowed) {
 				t.Errorf("read-only %v allowed %v, want %v and %v", j.ReadOnly, j.Allowed, tt.readOnly, tt.allowed)
+			}
+		})
+	}
+}
+
+// TestJoinUserTurns: when the gold has User turns and the predictions carry
+// the user's messages, a gold turn is matched only by a step made after
+// the same user message and before the next; every row says which user
+// turn it belongs to.
+func TestJoinUserTurns(t *testing.T) {
+	type urow struct {
+		Turn, Pred, User int
+		Gold             bool
+	}
+	uview := func(j Joined) []urow {
+		var out []urow
+		for i, tr := range j.Dialog.Turns {
+			if tr.Role != metrics.RoleUser {
+				out = append(out, urow{Turn: tr.TurnNo, Pred: j.PredOf[i], User: tr.UserTurn, Gold: tr.HasGold})
+			}
+		}
+		return out
+	}
+	g := gold("user book", "a", "user and the hotel", "b", "user and a car", "c")
+	tests := []struct {
+		name string
+		pred []Step
+		mode Mode
+		want []urow
+	}{
+		{"each in its turn", steps("user book", "a", "user hotel", "b", "user car", "c"), Strict,
+			[]urow{{2, 1, 0, true}, {4, 3, 0, true}, {6, 5, 0, true}}},
+		{"one user turn late", steps("user book", "a", "user hotel", "user car", "b", "c"), Strict,
+			[]urow{{2, 1, 0, true}, {4, -1, 0, true}, {6, 5, 0, true}, {8, 4, 5, false}}},
+		{"one user turn early", steps("user book", "a", "b", "user hotel", "user car", "c"), Strict,
+			[]urow{{2, 1, 0, true}, {4, -1, 0, true}, {6, 5, 0, true}, {8, 2, 1, false}}},
+		{"late, superset", steps("user book", "a", "user hotel", "user car", "b", "c"), Superset,
+			[]urow{{2, 1, 0, true}, {4, -1, 0, true}, {6, 5, 0, true}}},
+		{"late, unordered", steps("user book", "a", "user hotel", "user car", "c", "b"), Unordered,
+			[]urow{{2, 1, 0, true}, {4, -1, 0, true}, {6, 4, 0, true}, {9, 5, 5, false}}},
+		{"the log stops recording the user", steps("user book", "a", "b", "c"), Strict,
+			[]urow{{2, 1, 0, true}, {4, 2, 0, true}, {6, 3, 0, true}}},
+		{"no user messages: not bounded", steps("a", "c", "b"), Strict,
+			[]urow{{2, 0, 0, true}, {4, -1, 0, true}, {6, 1, 0, true}, {9, 2, -1, false}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, err := Join(g, tt.pred, Options{Mode: tt.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, uview(j)); diff != "" {
+				t.Errorf("rows (-want +got):\n%s", diff)
 			}
 		})
 	}

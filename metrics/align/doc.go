@@ -22,7 +22,17 @@
 //     keys; for replies, their lexical similarity
 //     (metrics.LexicalSimilarity).
 //
-// Ties go to the earlier prediction. A call never pairs with a reply. Gold
+// Ties go to the earlier prediction. A call never pairs with a reply.
+//
+// User turns bound the alignment: when the gold has User turns and the
+// predictions carry the user's messages (steps of Role User, which are no
+// predictions), the k-th user message stands for the k-th gold User turn,
+// and a gold turn can be matched only by a step made after the same user
+// message and before the next one; steps after the last user message the
+// predictions carry may answer the gold's remaining user turns, and user
+// messages beyond the gold's belong to its last one (type bounds). A
+// joined row with no gold records the user turn it was made in
+// (metrics.Turn.UserTurn). Gold
 // turns tagged OrderInvariant_<group> form a block that is matched as a
 // unit to a window of consecutive predictions (at most the block's size
 // plus two) in any order, by an exact assignment; the metric then
@@ -72,5 +82,6 @@
 // Joined rows keep the gold turn numbers, so the same gold turn has the
 // same turn_no in every release (compare pairs on it). An unexpected
 // prediction is numbered after the gold turns: the largest gold turn_no
-// plus its 1-based position in the predicted sequence.
+// plus its 1-based position in the agent's sequence (the user's messages
+// left out).
 package align
