@@ -1,101 +1,93 @@
 package diskcache
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
-	"sync/atomic"
+	"slices"
+	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/gofrs/flock"
 )
 
-// Sentinel errors returned (wrapped, with the path and the fix) by Open and
-// the Cache's methods. Check them with errors.Is.
+// Sentinel errors returned (wrapped, with the directory and the fix) by
+// Open and the Cache's methods. Check them with errors.Is.
 var (
 	// ErrLocked: another process (or another Cache in this process) holds
-	// the file's lock past Options.LockTimeout.
-	ErrLocked = errors.New("cache file is locked by another process")
-	// ErrCorrupt: the file cannot be opened or read as a bbolt database.
-	ErrCorrupt = errors.New("cache file is corrupt")
+	// the directory's lock past Options.LockTimeout.
+	ErrLocked = errors.New("cache is locked by another process")
+	// ErrClosed: the Cache was closed.
+	ErrClosed = errors.New("cache is closed")
 )
 
 // Options configures Open.
 type Options struct {
-	// MaxBytes bounds the accounted bytes (keys, values and the insertion
-	// index); past it the oldest entries are evicted down to 90% of it.
+	// MaxBytes bounds the cache's files; past it the oldest segments are
+	// deleted (see the package doc).
 	MaxBytes int64
-	// LockTimeout is how long Open waits for another holder of the file's
-	// lock; 0 waits forever.
+	// LockTimeout is how long Open waits for another holder of the
+	// directory's lock; 0 waits forever.
 	LockTimeout time.Duration
-	// DiscardCorrupt moves a corrupt file aside (to <file>.corrupt-<unix
-	// time>) and starts an empty one instead of failing with ErrCorrupt.
+	// DiscardCorrupt deletes a segment that cannot be read instead of
+	// moving it aside (to <segment>.corrupt-<unix time>). Either way a
+	// notice says so.
 	DiscardCorrupt bool
-	// Holds says what the file holds, for error messages ("cached
-	// vectors"): deleting it loses only that.
-	Holds string
-	// DiscardHint names the setting that sets DiscardCorrupt, for error
-	// messages ("--cache-discard-corrupt").
-	DiscardHint string
+	// Sync makes every Put durable (fsync) before it returns. Without it
+	// a Put is in the page cache when it returns: a killed process loses
+	// nothing, a power cut may lose the latest entries (they are misses
+	// then, never wrong values).
+	Sync bool
 }
 
-// Layout:
-//
-//	entries: key (32 bytes) -> seq u64 (big-endian) | crc32c(payload) u32 | payload
-//	order:   seq u64 (big-endian) -> key   (insertion order, for eviction)
-//	meta:    "bytes" -> u64 total accounted bytes, "seq" -> u64 next sequence number
-//
-// The file does not shrink (bbolt reuses freed pages), so its size stays
-// near the bound.
-var (
-	bucketEntries = []byte("entries")
-	bucketOrder   = []byte("order")
-	bucketMeta    = []byte("meta")
-	metaBytes     = []byte("bytes")
-	metaSeq       = []byte("seq")
-	crcTable      = crc32.MakeTable(crc32.Castagnoli)
-)
+// WriteKeys is how many entries a writer that gathers them should store
+// in one Put: 512 vectors are one write of about 1 MiB. Put takes any
+// number.
+const WriteKeys = 512
 
+// Segment sizes: a sixteenth of MaxBytes, within these bounds.
 const (
-	// header is the bytes stored before each payload: sequence and checksum.
-	header = 12
-	// orderOverhead is an order entry: the seq key plus the 32-byte entry key.
-	orderOverhead = 8 + 32
+	minSegment = 4 << 10
+	maxSegment = 256 << 20
+	// maxSeq is the first segment number a cache cannot use (a location
+	// keeps the segment in 24 bits and the offset in 40).
+	maxSeq  = 1 << 24
+	offBits = 40
 )
 
-// releaseKeys is how many keys a run may look up between two releases of
-// the file's mapped pages, and WriteKeys the most keys one write
-// transaction stores (a release follows each; Put splits larger lists, so
-// a writer that gathers keys fills a commit with WriteKeys of them). A key
-// walks the B-tree to a leaf at a random place in the file (unless the
-// filter of present keys rules it out), and every page fault on the way maps
-// the kernel's fault-around window (64 KiB by default) of pages already in
-// the page cache, not one page. A commit reads every page its transaction
-// changed again through the mapping, so a write keeps all its pages
-// resident until it ends: only smaller transactions bound that. Measured
-// (TestCacheRSSBounded, a 168 MiB file): 512 lookups ~39 MiB, a 512-key
-// write ~42 MiB.
-// Before, one write of ~1,000 keys let the mapped file reach 230 MiB of RSS
-// on a cold 1M-turn run. A release is one madvise over the whole mapping
-// (about 4 ms for a 3 GB file), so releasing more often costs CPU.
-const (
-	releaseKeys = 512
-	WriteKeys   = 512
-)
-
-// Cache is one open cache file. Its methods are safe for concurrent use.
+// Cache is one open cache directory. Its methods are safe for concurrent
+// use.
 type Cache struct {
-	db       *bolt.DB
-	path     string
-	maxBytes int64
-	// touched counts the keys looked up or written since the mapped pages
-	// were last released (see releaseMapped).
-	touched atomic.Int64
-	present present
+	dir     string
+	o       Options
+	segSize int64
+	lock    *flock.Flock
+
+	wmu sync.Mutex // serialises Put and Close, the writers
+
+	mu      sync.RWMutex // guards what follows; Get holds it for reading
+	closed  bool
+	index   map[uint64]uint64 // key prefix -> location (seq<<offBits | offset) of its newest record
+	segs    map[uint32]*segment
+	order   []uint32 // the segments in use, oldest first
+	active  *segment // the segment Put appends to; nil until one is needed
+	bytes   int64    // the segment and index files' bytes
+	notices []string
+	buf     []byte // Put's records, reused
+}
+
+// segment is one open segment file.
+type segment struct {
+	seq     uint32
+	f       *os.File
+	size    int64    // bytes in use: where the next record goes
+	idxSize int64    // bytes of its index file (0: none)
+	entries []idxRec // the active segment's records, for its index
+	dirty   bool     // records were added since its index was written
 }
 
 // Key is sha256 over the parts, each followed by a NUL byte, so that no two
@@ -111,292 +103,355 @@ func Key(parts ...string) [32]byte {
 	return k
 }
 
-// Open opens (creating it and its directory) the cache file at path.
-// discarded names the corrupt file moved aside under Options.DiscardCorrupt,
-// if any.
-func Open(path string, o Options) (c *Cache, discarded string, err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, "", fmt.Errorf("creating cache directory %s: %w", filepath.Dir(path), err)
+// Open opens (creating it) the cache directory dir, taking its lock. It
+// reads every segment's index (or, for a segment without a usable one,
+// its records) and never fails because of what the files hold: a record
+// that fails its check is a miss, a segment that cannot be read is moved
+// aside (or deleted, Options.DiscardCorrupt), and Notices says what was
+// found. It fails when the directory cannot be created or locked
+// (ErrLocked after Options.LockTimeout).
+func Open(dir string, o Options) (*Cache, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the cache directory %s: %w", dir, err)
 	}
-	db, err := openBolt(path, o)
-	if errors.Is(err, ErrCorrupt) && o.DiscardCorrupt {
-		discarded = fmt.Sprintf("%s.corrupt-%d", path, time.Now().Unix())
-		if rerr := os.Rename(path, discarded); rerr != nil {
-			return nil, "", fmt.Errorf("moving corrupt cache %s aside: %w", path, rerr)
-		}
-		db, err = openBolt(path, o)
-	}
+	lk, err := lockDir(dir, o)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	c = &Cache{db: db, path: path, maxBytes: o.MaxBytes}
-	if err := c.initialise(); err != nil {
-		db.Close()
-		return nil, "", fmt.Errorf("%w: initialising %s: %w; delete the file (it only holds %s)", ErrCorrupt, path, err, o.holds())
+	c := &Cache{
+		dir: dir, o: o, lock: lk,
+		segSize: min(max(o.MaxBytes/16, minSegment), maxSegment),
+		index:   make(map[uint64]uint64),
+		segs:    make(map[uint32]*segment),
 	}
-	return c, discarded, nil
+	if err := c.load(); err != nil {
+		c.closeFiles()
+		return nil, errors.Join(err, lk.Unlock())
+	}
+	c.evict(0)
+	return c, nil
 }
 
-// initialise creates the buckets a new file lacks, then fills the filter
-// of present keys from the order bucket.
-func (c *Cache) initialise() (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
+// Dir is the cache's directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// Notices says what Open found and did besides reading the cache: segments
+// moved aside or deleted, indexes that could not be used, bytes skipped
+// because they were not whole records. Each is a sentence naming the file.
+func (c *Cache) Notices() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return slices.Clone(c.notices)
+}
+
+func (c *Cache) notice(format string, args ...any) {
+	c.notices = append(c.notices, fmt.Sprintf(format, args...))
+}
+
+func loc(seq uint32, off int64) uint64 { return uint64(seq)<<offBits | uint64(off) }
+
+func splitLoc(l uint64) (uint32, int64) { return uint32(l >> offBits), int64(l & (1<<offBits - 1)) }
+
+// Get looks keys up and calls use(i, payload) for each key found whose
+// record passes its check. payload is valid only during the call: use
+// must copy what it keeps. use returns false for a payload it cannot
+// decode. corrupt counts the records that failed their check or use: they
+// are misses, and are forgotten, so that the next Put of their key stores
+// them again. Records are read with ordinary reads, in file order.
+func (c *Cache) Get(keys [][32]byte, use func(i int, payload []byte) bool) (corrupt int, err error) {
+	type want struct {
+		i   int
+		loc uint64
+	}
+	c.mu.RLock()
+	if c.closed {
+		c.mu.RUnlock()
+		return 0, fmt.Errorf("reading the cache %s: %w", c.dir, ErrClosed)
+	}
+	var wants []want
+	for i, k := range keys {
+		if l, ok := c.index[prefix(k[:])]; ok {
+			wants = append(wants, want{i, l})
 		}
-	}()
-	if err := c.db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketEntries, bucketOrder, bucketMeta} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+	}
+	slices.SortFunc(wants, func(a, b want) int { return cmp.Compare(a.loc, b.loc) })
+	var bad []want
+	buf := make([]byte, readAhead)
+	for _, w := range wants {
+		key, payload := c.read(w.loc, &buf)
+		switch {
+		case key != nil && !bytes.Equal(key, keys[w.i][:]):
+			// Another key with the same prefix: a miss, not damage.
+		case payload == nil || !use(w.i, payload):
+			bad = append(bad, w)
+		}
+	}
+	c.mu.RUnlock()
+	if len(bad) > 0 {
+		c.mu.Lock()
+		for _, w := range bad {
+			if p := prefix(keys[w.i][:]); c.index[p] == w.loc {
+				delete(c.index, p)
+			}
+		}
+		c.mu.Unlock()
+	}
+	return len(bad), nil
+}
+
+// read reads and checks the record at location l; key is nil for a record
+// that fails its check (or cannot be read). The caller holds c.mu.
+func (c *Cache) read(l uint64, buf *[]byte) (key, payload []byte) {
+	seq, off := splitLoc(l)
+	s := c.segs[seq]
+	if s == nil {
+		return nil, nil
+	}
+	b := (*buf)[:cap(*buf)]
+	n, _ := s.f.ReadAt(b[:readAhead], off)
+	if n < recHeader {
+		return nil, nil
+	}
+	size := recordLen(b)
+	if size < 0 {
+		return nil, nil
+	}
+	if size > n {
+		if size > cap(b) {
+			b = append(b[:n], make([]byte, size-n)...)
+			*buf = b
+		}
+		if m, _ := s.f.ReadAt(b[n:size], off+int64(n)); m < size-n {
+			return nil, nil
+		}
+	}
+	key, payload, ok := checkRecord(b[:size])
+	if !ok {
+		return nil, nil
+	}
+	return key, payload
+}
+
+// Put stores payloads under keys: their records are appended to the
+// segment in use (a new one is started, and the oldest deleted past the
+// bound, when it is full) with one write, then indexed. A failed write
+// (a full disk) leaves the cache as it was and returns the error; the
+// cache stays usable.
+func (c *Cache) Put(keys [][32]byte, payloads [][]byte) error {
+	if len(keys) != len(payloads) {
+		return fmt.Errorf("storing %d keys with %d payloads in %s: the lists must have the same length", len(keys), len(payloads), c.dir)
+	}
+	for i, p := range payloads {
+		if len(p) > MaxPayload {
+			return fmt.Errorf("storing a %d-byte payload (key %d) in %s: the most is %d", len(p), i, c.dir, MaxPayload)
+		}
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.isClosed() {
+		return fmt.Errorf("writing to the cache %s: %w", c.dir, ErrClosed)
+	}
+	for lo := 0; lo < len(keys); {
+		need := int64(recHeader + len(payloads[lo]))
+		if c.active == nil || (c.active.size > segHeader && c.active.size+need > c.segSize) {
+			if err := c.rotate(); err != nil {
 				return err
 			}
 		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return c.db.View(func(tx *bolt.Tx) error {
-		c.present.build(tx, func() { releaseMapped(c.db, tx) })
-		return nil
-	})
-}
-
-func (o Options) holds() string {
-	if o.Holds == "" {
-		return "cached data"
-	}
-	return o.Holds
-}
-
-// corruptFix is the advice appended to ErrCorrupt at open.
-func (o Options) corruptFix() string {
-	fix := "delete it (it only holds " + o.holds() + ")"
-	if o.DiscardHint != "" {
-		fix += " or set " + o.DiscardHint
-	}
-	return fix
-}
-
-func openBolt(path string, o Options) (db *bolt.DB, err error) {
-	defer func() {
-		// bbolt panics on some kinds of damage instead of returning an error.
-		if r := recover(); r != nil {
-			db, err = nil, fmt.Errorf("%w: %s: %v; %s", ErrCorrupt, path, r, o.corruptFix())
-		}
-	}()
-	db, err = bolt.Open(path, 0o644, &bolt.Options{Timeout: o.LockTimeout, FreelistType: bolt.FreelistMapType})
-	switch {
-	case err == nil:
-		return db, nil
-	case errors.Is(err, bolt.ErrTimeout):
-		return nil, fmt.Errorf("%w: %s is held by another aem process (waited %v); wait for it, or give this run its own cache directory", ErrLocked, path, o.LockTimeout)
-	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrChecksum), errors.Is(err, bolt.ErrVersionMismatch):
-		return nil, fmt.Errorf("%w: %s: %w; %s", ErrCorrupt, path, err, o.corruptFix())
-	}
-	return nil, fmt.Errorf("opening cache %s: %w", path, err)
-}
-
-// Path is the cache file's path.
-func (c *Cache) Path() string { return c.path }
-
-// Get looks keys up and calls use(i, payload) for each key found whose
-// checksum holds. payload is valid only during the call: use must copy what
-// it keeps. use returns false for a payload it cannot decode. corrupt counts
-// the entries that failed the checksum or use: they are misses. A key the
-// filter of present keys rules out is a miss that reads nothing from the
-// file.
-func (c *Cache) Get(keys [][32]byte, use func(i int, payload []byte) bool) (corrupt int, err error) {
-	err = c.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketEntries)
-		for i, k := range keys {
-			if !c.present.mayHold(k) {
-				continue
+		s := c.active
+		buf, recs := c.buf[:0], []idxRec(nil)
+		hi := lo
+		for ; hi < len(keys); hi++ {
+			n := recHeader + len(payloads[hi])
+			if hi > lo && s.size+int64(len(buf)+n) > c.segSize {
+				break
 			}
-			c.touch(tx)
-			v := b.Get(k[:])
-			if v == nil {
-				continue
-			}
-			if p, ok := payload(v); !ok || !use(i, p) {
-				corrupt++
-			}
+			recs = append(recs, idxRec{key: prefix(keys[hi][:]), off: s.size + int64(len(buf))})
+			buf = appendRecord(buf, keys[hi], payloads[hi])
 		}
-		return nil
-	})
-	return corrupt, err
-}
-
-// touch counts one key looked up and releases the file's mapped pages once
-// releaseKeys keys have been. tx must be an open read transaction: it holds
-// bbolt's mmap lock, so the mapping cannot move. Releasing in the middle of
-// a transaction is safe: bbolt never overwrites the pages a transaction
-// reads, so they fault back in unchanged.
-func (c *Cache) touch(tx *bolt.Tx) {
-	if c.touched.Add(1) < releaseKeys {
-		return
-	}
-	c.touched.Store(0)
-	releaseMapped(c.db, tx)
-}
-
-func (c *Cache) view(fn func(*bolt.Tx) error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: reading %s: %v", ErrCorrupt, c.path, r)
-		}
-	}()
-	return c.db.View(fn)
-}
-
-// Put stores payloads under keys and evicts the oldest entries past the
-// size bound, in transactions of at most WriteKeys keys. A commit rewrites
-// every page its transaction changed, reading the old page through the
-// mapping again, so the pages a transaction touches stay resident until it
-// ends: small transactions, each followed by a release, bound the RSS.
-func (c *Cache) Put(keys [][32]byte, payloads [][]byte) error {
-	if len(keys) != len(payloads) {
-		return fmt.Errorf("storing %d keys with %d payloads in %s: the lists must have the same length", len(keys), len(payloads), c.path)
-	}
-	for lo := 0; lo < len(keys); lo += WriteKeys {
-		hi := min(lo+WriteKeys, len(keys))
-		if err := c.write(keys[lo:hi], payloads[lo:hi]); err != nil {
+		c.buf = buf
+		if err := c.write(s, buf); err != nil {
 			return err
 		}
-		full := c.present.add(keys[lo:hi])
-		if err := c.view(func(tx *bolt.Tx) error {
-			if full {
-				c.present.rebuild(tx, func() { releaseMapped(c.db, tx) })
-			}
-			c.touched.Store(0)
-			releaseMapped(c.db, tx)
-			return nil
-		}); err != nil {
-			return err
+		c.mu.Lock()
+		for _, r := range recs {
+			c.index[r.key] = loc(s.seq, r.off)
 		}
+		s.entries = append(s.entries, recs...)
+		s.size += int64(len(buf))
+		s.dirty = true
+		c.bytes += int64(len(buf))
+		c.mu.Unlock()
+		lo = hi
 	}
 	return nil
 }
 
-// write is Put's transaction.
-func (c *Cache) write(keys [][32]byte, payloads [][]byte) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: writing %s: %v", ErrCorrupt, c.path, r)
+func (c *Cache) isClosed() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.closed
+}
+
+// write appends buf to s (synced with Options.Sync). On failure it cuts
+// what was written off again; if that fails too, s takes no more records
+// (the next Put starts a segment, and the next Open skips the torn bytes).
+func (c *Cache) write(s *segment, buf []byte) error {
+	n, err := s.f.WriteAt(buf, s.size)
+	if err == nil && c.o.Sync {
+		err = s.f.Sync()
+	}
+	if err == nil {
+		return nil
+	}
+	if n > 0 {
+		if terr := s.f.Truncate(s.size); terr != nil {
+			c.mu.Lock()
+			c.active = nil
+			c.mu.Unlock()
 		}
-	}()
-	return c.db.Update(func(tx *bolt.Tx) error {
-		entries, order, meta := tx.Bucket(bucketEntries), tx.Bucket(bucketOrder), tx.Bucket(bucketMeta)
-		total := int64(getU64(meta.Get(metaBytes)))
-		seq := getU64(meta.Get(metaSeq))
-		for i, k := range keys {
-			if old := entries.Get(k[:]); old != nil {
-				total -= int64(len(k) + len(old) + orderOverhead)
-				if len(old) >= 8 {
-					_ = order.Delete(old[:8])
-				}
-			}
-			seq++
-			val := encode(seq, payloads[i])
-			if err := entries.Put(k[:], val); err != nil {
-				return err
-			}
-			if err := order.Put(val[:8], k[:]); err != nil {
-				return err
-			}
-			total += int64(len(k) + len(val) + orderOverhead)
-		}
-		if total > c.maxBytes {
-			var err error
-			if total, err = evict(entries, order, total, c.maxBytes/10*9); err != nil {
-				return err
-			}
-		}
-		if err := meta.Put(metaBytes, putU64(uint64(max(total, 0)))); err != nil {
+	}
+	return fmt.Errorf("writing to the cache %s: %w", filepath.Join(c.dir, segName(s.seq)), err)
+}
+
+// rotate seals the active segment (its index written), deletes the oldest
+// segments while the files would pass the bound with a new segment, and
+// starts the new one.
+func (c *Cache) rotate() error {
+	if s := c.active; s != nil {
+		c.mu.Lock()
+		c.active = nil
+		c.mu.Unlock()
+		if err := c.seal(s); err != nil {
 			return err
 		}
-		return meta.Put(metaSeq, putU64(seq))
-	})
-}
-
-// evict deletes the oldest entries until total is at most target, and
-// returns the new total.
-func evict(entries, order *bolt.Bucket, total, target int64) (int64, error) {
-	cur := order.Cursor()
-	for sk, ek := cur.First(); sk != nil && total > target; sk, ek = cur.Next() {
-		if v := entries.Get(ek); v != nil {
-			total -= int64(len(ek) + len(v) + orderOverhead)
-			if err := entries.Delete(ek); err != nil {
-				return 0, err
-			}
-		} else {
-			total -= orderOverhead
-		}
-		if err := cur.Delete(); err != nil {
-			return 0, err
-		}
 	}
-	return total, nil
+	c.evict(c.segSize)
+	seq := uint32(1)
+	if len(c.order) > 0 {
+		seq = c.order[len(c.order)-1] + 1
+	}
+	if seq >= maxSeq {
+		return fmt.Errorf("the cache %s has used all its segment numbers: delete the directory (it holds only cached data)", c.dir)
+	}
+	path := filepath.Join(c.dir, segName(seq))
+	if err := writeAtomic(path, encodeSegHeader(seq)); err != nil {
+		return fmt.Errorf("starting a segment of the cache %s: %w", c.dir, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("starting a segment of the cache %s: %w", c.dir, err)
+	}
+	s := &segment{seq: seq, f: f, size: segHeader}
+	c.mu.Lock()
+	c.segs[seq], c.order, c.active = s, append(c.order, seq), s
+	c.bytes += segHeader
+	c.mu.Unlock()
+	return nil
 }
 
-// Size returns the accounted bytes and the number of entries.
-func (c *Cache) Size() (bytes int64, entries int, err error) {
-	err = c.view(func(tx *bolt.Tx) error {
-		bytes = int64(getU64(tx.Bucket(bucketMeta).Get(metaBytes)))
-		entries = tx.Bucket(bucketEntries).Stats().KeyN
+// seal makes s's records durable, then writes its index.
+func (c *Cache) seal(s *segment) error {
+	if !s.dirty {
 		return nil
-	})
-	return bytes, entries, err
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("syncing the cache segment %s: %w", s.f.Name(), err)
+	}
+	b := encodeIdx(s.seq, s.size, s.entries)
+	if err := writeAtomic(filepath.Join(c.dir, idxName(s.seq)), b); err != nil {
+		return fmt.Errorf("writing the index of the cache segment %s: %w", s.f.Name(), err)
+	}
+	c.mu.Lock()
+	c.bytes += int64(len(b)) - s.idxSize
+	s.idxSize, s.dirty = int64(len(b)), false
+	c.mu.Unlock()
+	return nil
 }
 
-// Check walks every entry and bbolt's own consistency check; it returns the
-// first problem found, or the number of entries whose checksum holds.
-func (c *Cache) Check() (entries int, err error) {
-	err = c.view(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			return fmt.Errorf("%w: %s: %w", ErrCorrupt, c.path, err)
+// evict deletes the oldest segments (never the active one) while the
+// files and room more bytes would pass Options.MaxBytes, and forgets
+// their entries. The segment goes first, then its index: a kill in
+// between leaves an index without a segment, which Open deletes.
+func (c *Cache) evict(room int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gone := map[uint32]bool{}
+	for len(c.order) > 0 && c.bytes+room > c.o.MaxBytes {
+		s := c.segs[c.order[0]]
+		if s == c.active {
+			break
 		}
-		return tx.Bucket(bucketEntries).ForEach(func(k, v []byte) error {
-			if _, ok := payload(v); !ok {
-				return fmt.Errorf("%w: %s: entry %x fails its checksum", ErrCorrupt, c.path, k)
-			}
-			entries++
-			return nil
-		})
-	})
-	return entries, err
-}
-
-// Close closes the file and releases its lock.
-func (c *Cache) Close() error { return c.db.Close() }
-
-// encode prefixes p with the sequence number and p's checksum.
-func encode(seq uint64, p []byte) []byte {
-	b := make([]byte, header+len(p))
-	binary.BigEndian.PutUint64(b[0:8], seq)
-	binary.LittleEndian.PutUint32(b[8:12], crc32.Checksum(p, crcTable))
-	copy(b[header:], p)
-	return b
-}
-
-// payload checks a stored value and returns its payload; ok is false for a
-// damaged one.
-func payload(b []byte) (p []byte, ok bool) {
-	if len(b) < header {
-		return nil, false
+		c.order = c.order[1:]
+		delete(c.segs, s.seq)
+		gone[s.seq] = true
+		c.bytes -= s.size + s.idxSize
+		s.f.Close()
+		os.Remove(filepath.Join(c.dir, segName(s.seq)))
+		os.Remove(filepath.Join(c.dir, idxName(s.seq)))
 	}
-	p = b[header:]
-	return p, crc32.Checksum(p, crcTable) == binary.LittleEndian.Uint32(b[8:12])
-}
-
-func putU64(x uint64) []byte {
-	b := make([]byte, 8)
-	binary.BigEndian.PutUint64(b, x)
-	return b
-}
-
-func getU64(b []byte) uint64 {
-	if len(b) != 8 {
-		return 0
+	if len(gone) == 0 {
+		return
 	}
-	return binary.BigEndian.Uint64(b)
+	for k, l := range c.index {
+		if seq, _ := splitLoc(l); gone[seq] {
+			delete(c.index, k)
+		}
+	}
+}
+
+// Size returns the bytes of the cache's files and the number of keys it
+// holds.
+func (c *Cache) Size() (bytes int64, entries int) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.bytes, len(c.index)
+}
+
+// Check reads every record the index points to and counts those whose
+// check holds and those whose check fails.
+func (c *Cache) Check() (good, bad int, err error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return 0, 0, fmt.Errorf("checking the cache %s: %w", c.dir, ErrClosed)
+	}
+	buf := make([]byte, readAhead)
+	for p, l := range c.index {
+		if key, _ := c.read(l, &buf); key != nil && prefix(key) == p {
+			good++
+		} else {
+			bad++
+		}
+	}
+	return good, bad, nil
+}
+
+// Close writes the index of the segment in use, closes the files and
+// releases the lock. It is safe to call more than once.
+func (c *Cache) Close() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	active := c.active
+	c.mu.Unlock()
+	var errs []error
+	if active != nil {
+		errs = append(errs, c.seal(active))
+	}
+	errs = append(errs, c.closeFiles(), c.lock.Unlock())
+	return errors.Join(errs...)
+}
+
+func (c *Cache) closeFiles() error {
+	var errs []error
+	for _, s := range c.segs {
+		errs = append(errs, s.f.Close())
+	}
+	return errors.Join(errs...)
 }

@@ -3,7 +3,9 @@ package embed
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -11,15 +13,20 @@ import (
 	"github.com/aem-dev/aem/diskcache"
 )
 
-// The persistent cache is one diskcache file, CacheFileName in
-// Options.CacheDir (bbolt: transactional writes, flock, a checksum per
-// entry, eviction by insertion order past the bound). Each entry's payload
+// The persistent cache is a diskcache directory, CacheName in
+// Options.CacheDir (checksummed records read with ordinary reads, flock,
+// eviction of the oldest segments past the bound). Each entry's payload
 // is a vector:
 //
 //	dim u32 | dim float32 (little-endian)
 //
 // A payload whose length disagrees with its dim is a miss (and is
-// overwritten by the next put).
+// superseded by the next put).
+
+// oldCacheFile is the bbolt file earlier releases kept vectors in. It is
+// never opened (a damaged one crashed every run that read it): its
+// vectors are embedded again once, and a notice asks for it to be deleted.
+const oldCacheFile = "embeddings.bbolt"
 
 // cacheKeyPrefix is hashed before each text; it covers everything besides the
 // text that changes the vector: the padding buckets (the version: v2 has
@@ -40,23 +47,27 @@ func cacheKey(prefix []byte, text string) [32]byte {
 	return k
 }
 
-// vectorCache stores vectors in a diskcache file.
+// vectorCache stores vectors in a diskcache directory.
 type vectorCache struct{ *diskcache.Cache }
 
-// openCache opens (creating) the cache file in dir. Its errors wrap
-// ErrCacheLocked and ErrCacheCorrupt (the diskcache sentinels).
-func openCache(dir string, maxBytes int64, timeout time.Duration, discardCorrupt bool) (c *vectorCache, discarded string, err error) {
-	dc, discarded, err := diskcache.Open(filepath.Join(dir, CacheFileName), diskcache.Options{
+// openCache opens (creating) the cache in dir. Its errors wrap
+// ErrCacheLocked (diskcache.ErrLocked). notices says what it found
+// besides vectors: files moved aside, an old cache file left behind.
+func openCache(dir string, maxBytes int64, timeout time.Duration, discardCorrupt bool) (c *vectorCache, notices []string, err error) {
+	dc, err := diskcache.Open(filepath.Join(dir, CacheName), diskcache.Options{
 		MaxBytes:       maxBytes,
 		LockTimeout:    timeout,
 		DiscardCorrupt: discardCorrupt,
-		Holds:          "cached vectors",
-		DiscardHint:    "DiscardCorruptCache (--cache-discard-corrupt)",
 	})
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	return &vectorCache{dc}, discarded, nil
+	notices = dc.Notices()
+	old := filepath.Join(dir, oldCacheFile)
+	if st, err := os.Stat(old); err == nil {
+		notices = append(notices, fmt.Sprintf("%s (%d MiB) is an earlier release's cache file, no longer read (its vectors are embedded again once): delete it to free the space", old, st.Size()>>20))
+	}
+	return &vectorCache{dc}, notices, nil
 }
 
 // get looks keys up; found[i] is nil for a miss. corrupt counts entries that

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -152,5 +155,78 @@ func TestCacheWriterGathersBatches(t *testing.T) {
 	}
 	if n := e.Stats().CacheCommits; n != 1 {
 		t.Errorf("%d commits of one new vector without Close, want 1 after writeDelay (%v)", n, writeDelay)
+	}
+}
+
+// A cache whose records were damaged between runs: the damaged ones are
+// misses, embedded again (the same vectors, bit for bit), counted in
+// Stats.CacheCorrupt and stored again; a failed write is counted in
+// Stats.CacheErrors and embedding goes on. An earlier release's bbolt
+// file is reported, never read.
+func TestDamagedCacheIsEmbeddedAgain(t *testing.T) {
+	cacheDir, model := t.TempDir(), tinyDir(t)
+	texts := make([]string, 300)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("string %d of the damaged cache", i)
+	}
+	withCache := func(o *Options) { o.CacheDir = cacheDir }
+	e := openTest(t, model, BackendGo, withCache)
+	first, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+
+	segs, _ := filepath.Glob(filepath.Join(cacheDir, CacheName, "*.seg"))
+	if len(segs) == 0 {
+		t.Fatal("no segment written")
+	}
+	for _, seg := range segs {
+		b, err := os.ReadFile(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 100; i < len(b); i += 5000 {
+			b[i] ^= 0x10
+		}
+		if err := os.WriteFile(seg, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(cacheDir, oldCacheFile), []byte("bbolt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, model, BackendGo, withCache)
+	if notes := strings.Join(e.Stats().CacheNotices, "\n"); !strings.Contains(notes, oldCacheFile) {
+		t.Errorf("notices %q; want the old cache file named", notes)
+	}
+	again, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := e.Stats()
+	if st.CacheCorrupt == 0 || st.StringsEmbedded != st.CacheCorrupt || st.CacheHits != int64(len(texts))-st.CacheCorrupt {
+		t.Errorf("%+v; want some records corrupt, each embedded again, the rest cache hits", st)
+	}
+	for i := range texts {
+		assertClose(t, texts[i], again[i], first[i], 0)
+	}
+	e.Close()
+
+	e = openTest(t, model, BackendGo, withCache)
+	if _, err := e.Embed(context.Background(), texts); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.Stats(); st.CacheHits != int64(len(texts)) || st.CacheCorrupt != 0 {
+		t.Errorf("after storing them again: %+v; want every string from the cache", st)
+	}
+	// A write that fails: the cache closed under the Embedder.
+	e.cache.Cache.Close()
+	if _, err := e.Embed(context.Background(), []string{"a string stored nowhere"}); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if st := e.Stats(); st.CacheErrors == 0 || !strings.Contains(st.CacheLastError, "closed") {
+		t.Errorf("a failed write: %d errors, last %q", st.CacheErrors, st.CacheLastError)
 	}
 }

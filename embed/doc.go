@@ -115,19 +115,24 @@
 //
 // # Persistent cache
 //
-// With Options.CacheDir set, vectors are kept in a bbolt file (package
-// diskcache) keyed by sha256(key version, weights sha256, tokenizer
+// With Options.CacheDir set, vectors are kept in a diskcache directory
+// (CacheName: append-only segments of checksummed records, read with
+// ordinary reads) keyed by sha256(key version, weights sha256, tokenizer
 // sha256, token cap, pooling, text), the version naming the padding buckets
 // (seqBucket: a change of buckets changes vectors in their last bits, so
-// it starts every cache cold once), bounded
-// by Options.CacheMaxBytes (the oldest entries, by insertion, are evicted to
-// 90% of the bound; hits do not refresh an entry, so reads stay read-only). Writes are bbolt
-// transactions, so a crash mid-write leaves the cache usable; an entry that
-// fails its checksum is a miss; a file that is not a bbolt database is
-// reported (ErrCacheCorrupt) or, with Options.DiscardCorruptCache, moved aside.
-// The file is locked by one process at a time: a second process waits up to
-// Options.CacheLockTimeout, then fails with ErrCacheLocked. A second run over
-// the same dataset embeds nothing it has seen (Stats.ModelCalls stays 0).
+// it starts every cache cold once), bounded by Options.CacheMaxBytes (the
+// oldest segments, a sixteenth of the bound each, are deleted; hits do not
+// refresh an entry, so reads stay read-only). Nothing in the cache's files
+// can crash or stop a run: a record that fails its check is a miss
+// (embedded again, stored again, Stats.CacheCorrupt), a file that cannot
+// be read is moved aside (deleted with Options.DiscardCorruptCache), and
+// a failed write (a full disk) is counted (Stats.CacheErrors,
+// CacheLastError) while embedding goes on; Stats.CacheNotices says what
+// opening the cache found. The bbolt file of earlier releases
+// (embeddings.bbolt) is never read: its vectors are embedded again once.
+// The cache is locked by one process at a time: a second process waits up
+// to Options.CacheLockTimeout, then fails with ErrCacheLocked. A second run
+// over the same dataset embeds nothing it has seen (Stats.ModelCalls stays 0).
 //
 // The package never prints. Stats reports hits, misses, model calls, strings
 // embedded and time inside the model, for progress lines and benchmarks.

@@ -43,8 +43,8 @@ type Embedder struct {
 	closeErr error
 	closeOne sync.Once
 
-	st       counters
-	discards string // cache file moved aside at Open
+	st           counters
+	cacheNotices []string // what opening the cache found (see Stats.CacheNotices)
 }
 
 // future is one distinct string being embedded; every caller that wants the
@@ -92,15 +92,19 @@ type counters struct {
 // benchmarks. Requests = MemoHits + CacheHits + (strings that reached the
 // model or merged with one in flight).
 type Stats struct {
-	Requests        int64         // strings passed to Embed (after per-call dedupe)
-	MemoHits        int64         // served by the in-run memo
-	CacheHits       int64         // served by the persistent cache
-	CacheMisses     int64         // looked up in the persistent cache and not found
-	CacheCorrupt    int64         // persistent cache entries that failed their checksum (treated as misses)
-	CacheErrors     int64         // persistent cache reads or writes that failed (embedding went on without it)
-	CacheCommits    int64         // commits of new vectors to the persistent cache
-	CacheLastError  string        // the last such failure
-	CacheDiscarded  string        // where a corrupt cache file was moved at Open, if it was
+	Requests       int64  // strings passed to Embed (after per-call dedupe)
+	MemoHits       int64  // served by the in-run memo
+	CacheHits      int64  // served by the persistent cache
+	CacheMisses    int64  // looked up in the persistent cache and not found
+	CacheCorrupt   int64  // persistent cache records that failed their checks (misses: embedded again and stored again)
+	CacheErrors    int64  // persistent cache reads or writes that failed (embedding went on without it)
+	CacheCommits   int64  // writes of new vectors to the persistent cache
+	CacheLastError string // the last such failure
+	CacheDir       string // the persistent cache's directory ("" without one)
+	// CacheNotices says what opening the persistent cache found besides
+	// vectors: files that could not be read (moved aside or deleted),
+	// indexes rebuilt, bytes skipped, an earlier release's cache file.
+	CacheNotices    []string
 	ModelCalls      int64         // batches run through the model
 	StringsEmbedded int64         // strings run through the model
 	Tokens          int64         // real tokens fed to the model
@@ -204,7 +208,7 @@ func open(ctx context.Context, opts Options, newBackend func() (backend, error))
 	e.info.Dim = e.dim
 	e.keyPrefix = cacheKeyPrefix(&e.info)
 	if opts.CacheDir != "" {
-		e.cache, e.discards, err = openCache(opts.CacheDir, opts.CacheMaxBytes, opts.CacheLockTimeout, opts.DiscardCorruptCache)
+		e.cache, e.cacheNotices, err = openCache(opts.CacheDir, opts.CacheMaxBytes, opts.CacheLockTimeout, opts.DiscardCorruptCache)
 		if err != nil {
 			_ = e.closeSessions()
 			return nil, err
@@ -348,7 +352,7 @@ func (e *Embedder) Stats() Stats {
 		CacheCorrupt:    e.st.cacheCorrupt.Load(),
 		CacheErrors:     e.st.cacheErrors.Load(),
 		CacheCommits:    e.st.cacheCommits.Load(),
-		CacheDiscarded:  e.discards,
+		CacheNotices:    e.cacheNotices,
 		ModelCalls:      e.st.modelCalls.Load(),
 		StringsEmbedded: e.st.embedded.Load(),
 		Tokens:          e.st.tokens.Load(),
@@ -359,6 +363,9 @@ func (e *Embedder) Stats() Stats {
 	}
 	if v, ok := e.st.lastCacheErr.Load().(string); ok {
 		s.CacheLastError = v
+	}
+	if e.cache != nil {
+		s.CacheDir = e.cache.Dir()
 	}
 	return s
 }
@@ -720,7 +727,7 @@ func (e *Embedder) Close() error {
 			close(e.writes)
 			<-e.writerDone
 			if err := e.cache.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("closing the embedding cache %s: %w", e.cache.Path(), err))
+				e.noteCacheErr(err) // a cache is an optimisation: the vectors returned are right
 			}
 		}
 		e.closeErr = errors.Join(errs...)

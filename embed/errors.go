@@ -33,15 +33,10 @@ var (
 	ErrTokenizer = errors.New("tokenizer failed")
 
 	// ErrCacheLocked: another process (or another Embedder in this process)
-	// holds the persistent cache file's lock past Options.CacheLockTimeout.
-	// It is diskcache.ErrLocked.
+	// holds the persistent cache's lock past Options.CacheLockTimeout.
+	// It is diskcache.ErrLocked. (A damaged cache is never an error: what
+	// cannot be read is a miss, see Stats.CacheCorrupt and CacheNotices.)
 	ErrCacheLocked = diskcache.ErrLocked
-
-	// ErrCacheCorrupt: the persistent cache file cannot be opened as a bbolt
-	// database. It only holds cached vectors: delete it, or set
-	// Options.DiscardCorruptCache to move it aside and start a fresh one.
-	// It is diskcache.ErrCorrupt.
-	ErrCacheCorrupt = diskcache.ErrCorrupt
 
 	// ErrClosed: the Embedder was closed.
 	ErrClosed = errors.New("embedder is closed")

@@ -34,8 +34,9 @@ const (
 	DefaultMemoEntriesNoCache = 50_000        // without a persistent cache (CacheDir empty) the memo is all that keeps a string from the model twice: about 110 MiB at most
 	DefaultPrecision          = PrecisionInt8 // 2.5-3.3x the strings/s of fp32, STS-B within 0.02, vectors within cosine 0.99 (BENCHMARKS.md, "int8 and fp32")
 	DefaultModelName          = ModelInt8     // the default precision's model
-	// CacheFileName is the persistent cache's file inside Options.CacheDir.
-	CacheFileName = "embeddings.bbolt"
+	// CacheName is the persistent cache's directory inside Options.CacheDir
+	// (a diskcache directory).
+	CacheName = "embeddings"
 )
 
 // Precisions of the default model (Universal Sentence Encoder lite)
@@ -117,18 +118,19 @@ type Options struct {
 	// config.json, else 512). A larger value than the model's cap is lowered to it.
 	MaxTokens int
 
-	// CacheDir holds the persistent embedding cache (CacheFileName); empty
+	// CacheDir holds the persistent embedding cache (CacheName); empty
 	// disables it.
 	CacheDir string
-	// CacheMaxBytes bounds the cached data (keys plus vectors); the oldest
-	// entries are evicted past it. 0 means DefaultCacheMaxBytes.
+	// CacheMaxBytes bounds the cache's files; the oldest entries are
+	// evicted past it (a sixteenth of the bound at a time). 0 means
+	// DefaultCacheMaxBytes.
 	CacheMaxBytes int64
 	// CacheLockTimeout is how long Open waits for another process holding the
-	// cache file (default 5s) before failing with ErrCacheLocked.
+	// cache (default 5s) before failing with ErrCacheLocked.
 	CacheLockTimeout time.Duration
-	// DiscardCorruptCache moves a corrupt cache file aside (to
-	// <file>.corrupt-<unix time>) and starts an empty one instead of failing
-	// with ErrCacheCorrupt. Stats.CacheDiscarded names the moved file.
+	// DiscardCorruptCache deletes a cache file that cannot be read instead
+	// of moving it aside (to <file>.corrupt-<unix time>). Either way the run
+	// goes on and Stats.CacheNotices says what was done.
 	DiscardCorruptCache bool
 
 	// MemoEntries bounds the in-run, in-memory memo of vectors (an LRU) that

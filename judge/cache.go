@@ -2,6 +2,8 @@ package judge
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -23,24 +25,36 @@ type store interface {
 	get(key [32]byte) (a Answer, ok, corrupt bool, err error)
 	put(key [32]byte, a Answer) error
 	close() error
+	dir() string // "" for the in-memory store
 }
 
-// openStore opens the persistent cache in o.CacheDir, or a map without one.
-func openStore(o Options) (store, error) {
+// oldCacheFile is the bbolt file earlier releases kept answers in: never
+// opened, reported so that it can be deleted (its answers are asked for
+// again once).
+const oldCacheFile = "judgements.bbolt"
+
+// openStore opens the persistent cache in o.CacheDir, or a map without
+// one. notices says what opening the cache found besides answers (see
+// diskcache.Cache.Notices) and an earlier release's cache file.
+func openStore(o Options) (s store, notices []string, err error) {
 	if o.CacheDir == "" {
-		return &memStore{m: map[[32]byte]Answer{}}, nil
+		return &memStore{m: map[[32]byte]Answer{}}, nil, nil
 	}
-	c, _, err := diskcache.Open(filepath.Join(o.CacheDir, CacheFileName), diskcache.Options{
+	c, err := diskcache.Open(filepath.Join(o.CacheDir, CacheName), diskcache.Options{
 		MaxBytes:       o.CacheMaxBytes,
 		LockTimeout:    o.CacheLockTimeout,
 		DiscardCorrupt: o.DiscardCorruptCache,
-		Holds:          "cached judge answers",
-		DiscardHint:    "--cache-discard-corrupt",
+		Sync:           true, // a paid answer is on disk before it counts
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return diskStore{c}, nil
+	notices = c.Notices()
+	old := filepath.Join(o.CacheDir, oldCacheFile)
+	if st, err := os.Stat(old); err == nil {
+		notices = append(notices, fmt.Sprintf("%s (%d MiB) is an earlier release's cache file, no longer read (its answers are asked for again once): delete it to free the space", old, st.Size()>>20))
+	}
+	return diskStore{c}, notices, nil
 }
 
 type diskStore struct{ c *diskcache.Cache }
@@ -62,6 +76,8 @@ func (s diskStore) put(key [32]byte, a Answer) error {
 }
 
 func (s diskStore) close() error { return s.c.Close() }
+
+func (s diskStore) dir() string { return s.c.Dir() }
 
 // decodeAnswer decodes a stored answer, checking it as strictly as the
 // model's (the checksum already holds, so a failure means another format).
@@ -91,3 +107,5 @@ func (s *memStore) put(key [32]byte, a Answer) error {
 }
 
 func (*memStore) close() error { return nil }
+
+func (*memStore) dir() string { return "" }

@@ -71,11 +71,16 @@
 //
 // # Cache
 //
-// With Options.CacheDir, answers are kept in a diskcache file
-// (CacheFileName) keyed by sha256 of (model, prompt version, kind, field,
+// With Options.CacheDir, answers are kept in a diskcache directory
+// (CacheName) keyed by sha256 of (model, prompt version, kind, field,
 // context, gold, predicted): a rerun, a resume or another dataset sharing
 // comparisons makes no call for them. Identical comparisons in flight at
-// the same time make one call.
+// the same time make one call. Each answer is synced to disk before it
+// counts (diskcache.Options.Sync). A damaged entry is a miss (asked again,
+// Stats.CacheCorrupt), a file that cannot be read is moved aside
+// (Stats.CacheNotices), and a failed write is counted (Stats.CacheErrors):
+// the cache never stops a run. The bbolt file of earlier releases
+// (judgements.bbolt) is not read: its answers are asked for again once.
 //
 // # Secrets
 //

@@ -28,7 +28,8 @@ type Judge struct {
 	mu  sync.Mutex
 	fmt string // response format in use; FormatAuto steps down from json_schema
 
-	st counters
+	st           counters
+	cacheNotices []string // what opening the cache found (Stats.CacheNotices)
 }
 
 // counters are the Judge's statistics; see Stats.
@@ -37,6 +38,7 @@ type counters struct {
 	calls, retries, usageMissing           atomic.Int64
 	promptTokens, completionTokens         atomic.Int64
 	cacheCorrupt, cacheErrors              atomic.Int64
+	lastCacheErr                           atomic.Value // string
 }
 
 // Verdict is the judge's outcome for one Comparison.
@@ -56,11 +58,12 @@ func New(o Options) (*Judge, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
-	s, err := openStore(o)
+	s, notices, err := openStore(o)
 	if err != nil {
 		return nil, fmt.Errorf("opening the judge cache: %w", err)
 	}
-	j := &Judge{o: o, url: endpoint(o.URL), secret: newRedactor(o.APIKey), store: s, lim: newLimits(o), sem: make(chan struct{}, o.Concurrency), fmt: o.ResponseFormat}
+	j := &Judge{o: o, url: endpoint(o.URL), secret: newRedactor(o.APIKey), store: s, lim: newLimits(o), sem: make(chan struct{}, o.Concurrency), fmt: o.ResponseFormat,
+		cacheNotices: notices}
 	if j.fmt == FormatAuto {
 		j.fmt = FormatJSONSchema
 	}
@@ -80,9 +83,15 @@ func (j *Judge) Carry(calls, tokens int64) { j.lim.carry(calls, tokens) }
 // Close closes the cache.
 func (j *Judge) Close() error {
 	if err := j.store.close(); err != nil {
-		return fmt.Errorf("closing the judge cache: %w", err)
+		j.noteCacheErr(err) // the answers given stand; Stats reports it
 	}
 	return nil
+}
+
+// noteCacheErr counts a cache read or write that failed.
+func (j *Judge) noteCacheErr(err error) {
+	j.st.cacheErrors.Add(1)
+	j.st.lastCacheErr.Store(err.Error())
 }
 
 // Compare judges each comparison and returns one Verdict per comparison,
@@ -149,7 +158,7 @@ func (j *Judge) one(ctx context.Context, c Comparison) (Verdict, error) {
 		}
 		j.st.judged.Add(1)
 		if err := j.store.put(key, a); err != nil {
-			j.st.cacheErrors.Add(1) // the answer stands; the next run asks again
+			j.noteCacheErr(err) // the answer stands; the next run asks again
 		}
 		return Verdict{Answer: a}, nil
 	})
@@ -168,7 +177,7 @@ func (j *Judge) lookup(key [32]byte) (Answer, bool) {
 		j.st.cacheCorrupt.Add(1)
 	}
 	if err != nil {
-		j.st.cacheErrors.Add(1)
+		j.noteCacheErr(err)
 		return Answer{}, false
 	}
 	a.Reason = j.redact(a.Reason)
@@ -239,18 +248,23 @@ type Stats struct {
 	RateWait         time.Duration // time spent waiting for rate limits, 429 pauses and backoff
 	CacheCorrupt     int64         // cache entries that failed their checks (misses)
 	CacheErrors      int64         // cache reads or writes that failed (the run went on)
+	CacheLastError   string        // the last such failure
+	CacheDir         string        // the persistent cache's directory ("" without one)
+	CacheNotices     []string      // what opening the cache found: files moved aside, an earlier release's file
 	ResponseFormat   string        // the response format in use at the end
 }
 
 // Stats returns the counters so far.
 func (j *Judge) Stats() Stats {
 	_, _, waited := j.lim.snapshot()
+	last, _ := j.st.lastCacheErr.Load().(string)
 	return Stats{
 		Comparisons: j.st.comparisons.Load(), CacheHits: j.st.cacheHits.Load(), Judged: j.st.judged.Load(),
 		Errors: j.st.errors.Load(), Calls: j.st.calls.Load(), Retries: j.st.retries.Load(),
 		PromptTokens: j.st.promptTokens.Load(), CompletionTokens: j.st.completionTokens.Load(),
 		UsageMissing: j.st.usageMissing.Load(), RateWait: waited,
 		CacheCorrupt: j.st.cacheCorrupt.Load(), CacheErrors: j.st.cacheErrors.Load(),
+		CacheLastError: last, CacheDir: j.store.dir(), CacheNotices: j.cacheNotices,
 		ResponseFormat: j.format(),
 	}
 }

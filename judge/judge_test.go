@@ -754,3 +754,48 @@ func TestCarryChargesTheBudget(t *testing.T) {
 		})
 	}
 }
+
+// A damaged cache record is a miss: the comparison is asked again,
+// counted in Stats.CacheCorrupt, and its answer stored again. An earlier
+// release's bbolt file is reported, never read.
+func TestDamagedCache(t *testing.T) {
+	f := newServer(t)
+	dir := t.TempDir()
+	c := judge.Comparison{Kind: judge.KindValue, Field: "f", Context: "ctx", Gold: "g", Predicted: "p"}
+	j, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir = dir })
+	first, err := j.Compare(context.Background(), []judge.Comparison{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	segs, _ := filepath.Glob(filepath.Join(dir, judge.CacheName, "*.seg"))
+	if len(segs) != 1 {
+		t.Fatalf("segments %q, want one", segs)
+	}
+	b, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-3] ^= 0x01 // in the answer's JSON
+	if err := os.WriteFile(segs[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "judgements.bbolt"), []byte("bbolt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for round, want := range []judge.Stats{{CacheCorrupt: 1, Calls: 1}, {CacheHits: 1}} {
+		j, _ := newTestJudge(t, f, func(o *judge.Options) { o.CacheDir = dir })
+		vs, err := j.Compare(context.Background(), []judge.Comparison{c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := j.Stats()
+		if st.CacheCorrupt != want.CacheCorrupt || st.Calls != want.Calls || st.CacheHits != want.CacheHits || vs[0].Answer != first[0].Answer {
+			t.Errorf("round %d: %+v, answer %+v; want %+v and the first answer", round, st, vs[0].Answer, want)
+		}
+		if notes := strings.Join(st.CacheNotices, "\n"); !strings.Contains(notes, "judgements.bbolt") {
+			t.Errorf("round %d: notices %q; want the old cache file named", round, notes)
+		}
+		j.Close()
+	}
+}

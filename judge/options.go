@@ -38,8 +38,9 @@ const (
 	DefaultMaxAnswerTokens  = 200
 	DefaultCacheMaxBytes    = 1 << 30
 	DefaultCacheLockTimeout = 5 * time.Second
-	// CacheFileName is the persistent cache's file inside Options.CacheDir.
-	CacheFileName = "judgements.bbolt"
+	// CacheName is the persistent cache's directory inside
+	// Options.CacheDir (a diskcache directory).
+	CacheName = "judgements"
 )
 
 // Options configures New. URL and Model are required; every other zero
@@ -92,17 +93,18 @@ type Options struct {
 	// MaxAnswerTokens is max_tokens in each request (default 200).
 	MaxAnswerTokens int
 
-	// CacheDir holds the persistent cache of answers (CacheFileName);
-	// empty keeps answers in memory for this Judge only.
+	// CacheDir holds the persistent cache of answers (CacheName); empty
+	// keeps answers in memory for this Judge only.
 	CacheDir string
-	// CacheMaxBytes bounds the cache file's data (default 1 GiB, about
-	// five million answers); the oldest entries are evicted past it.
+	// CacheMaxBytes bounds the cache's files (default 1 GiB, about two
+	// million answers); the oldest entries are evicted past it.
 	CacheMaxBytes int64
 	// CacheLockTimeout is how long New waits for another process holding
-	// the cache file (default 5s).
+	// the cache (default 5s).
 	CacheLockTimeout time.Duration
-	// DiscardCorruptCache moves a corrupt cache file aside and starts an
-	// empty one instead of failing.
+	// DiscardCorruptCache deletes a cache file that cannot be read instead
+	// of moving it aside. Either way the run goes on and
+	// Stats.CacheNotices says what was done.
 	DiscardCorruptCache bool
 
 	// HTTPClient sends the requests; nil means a client with no timeout of

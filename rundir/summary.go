@@ -181,6 +181,14 @@ type EmbeddingUsage struct {
 	// from the persistent cache.
 	MemoHits  int64 `json:"memo_hits"`
 	CacheHits int64 `json:"cache_hits"`
+	// The persistent cache's troubles, none of which stops a run: records
+	// that failed their checks (embedded again and stored again), reads
+	// or writes that failed (those vectors were not stored), and what
+	// opening it found (files moved aside, bytes skipped, an earlier
+	// release's cache file). The counts are as of the end of scoring.
+	CacheCorrupt int64    `json:"cache_corrupt"`
+	CacheErrors  int64    `json:"cache_errors"`
+	CacheNotices []string `json:"cache_notices,omitempty"`
 	// DecidedWithoutModel counts this invocation's field and reply-clause
 	// comparisons that never reached a scorer, by the method that decided
 	// them: "exact", "normalized" (equal after text normalisation),

@@ -175,7 +175,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		gold.stop()
 		return err
 	}
-	defer sc.close()
+	defer sc.finish(env.Stderr)
 	var judgeLine func(batch.Stats, int64) string
 	var meter batch.JudgeMeter
 	if sc.judge != nil {

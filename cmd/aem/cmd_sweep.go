@@ -180,7 +180,7 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		if err != nil {
 			return fmt.Errorf("opening the scorer for --pairs: %w", err)
 		}
-		defer scorer.close()
+		defer scorer.finish(env.Stderr)
 		if in, err = sweepio.ScorePairs(ctx, scorer, pairs, 0); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -62,7 +63,7 @@ func (o *scorerOptions) addFlags(fs *flagSet) {
 	scale.BoolVar(&o.noCache, "no-cache", false, "do not use the persistent embedding and judge caches")
 	scale.Int64Var(&o.cacheMax, "cache-max-mb", embed.DefaultCacheMaxBytes>>20, "bound of the persistent embedding cache in MiB (0: the default); the oldest entries are evicted past it")
 	scale.IntVar(&o.memo, "memo-entries", 0, fmt.Sprintf("vectors kept in memory during a run (an LRU; 0: %d, or %d with --no-cache; negative: none)", embed.DefaultMemoEntries, embed.DefaultMemoEntriesNoCache))
-	scale.BoolVar(&o.discard, "cache-discard-corrupt", false, "move a corrupt embedding or judge cache file aside and start an empty one instead of failing")
+	scale.BoolVar(&o.discard, "cache-discard-corrupt", false, "delete an embedding or judge cache file that cannot be read instead of moving it aside (FILE.corrupt-TIME); either way the run goes on")
 	o.judge.addFlags(fs)
 }
 
@@ -93,6 +94,20 @@ type openedScorer struct {
 	judge      *judge.Judge
 	escalation *judge.Escalation
 	close      func() error
+	// cacheTroubles words what the caches could not do (after close).
+	cacheTroubles func() []string
+}
+
+// finish closes the scorer, then warns on w about what its caches could
+// not do (see cachewarn.go).
+func (sc *openedScorer) finish(w io.Writer) error {
+	err := sc.close()
+	if sc.cacheTroubles != nil {
+		for _, line := range sc.cacheTroubles() {
+			fmt.Fprintln(w, "aem: warning: "+line)
+		}
+	}
+	return err
 }
 
 // open opens the scorer --scorer names, with the fitted composites of the
@@ -140,6 +155,15 @@ func (o scorerOptions) open(ctx context.Context, env *Env, file *thresholds.File
 	if err != nil {
 		return nil, errors.Join(err, sc.close())
 	}
+	printCacheNotices(env.Stderr, "judge", sc.judge.Stats().CacheNotices)
+	embedTroubles := sc.cacheTroubles
+	sc.cacheTroubles = func() []string {
+		var lines []string
+		if embedTroubles != nil {
+			lines = embedTroubles()
+		}
+		return append(lines, judgeCacheTroubles(sc.judge)...)
+	}
 	sc.escalation = judge.NewEscalation(sc.Scorer, sc.judge, b)
 	sc.Scorer = sc.escalation
 	closeFirst := sc.close
@@ -185,12 +209,14 @@ func (o scorerOptions) openEmbed(ctx context.Context, env *Env) (sc *openedScore
 	if err != nil {
 		return nil, "", err
 	}
+	printCacheNotices(env.Stderr, "embedding", e.Stats().CacheNotices)
 	s := embed.NewScorer(e)
 	stats := func() (int64, int64) {
 		st := e.Stats()
 		return st.MemoHits + st.CacheHits, st.StringsEmbedded
 	}
-	return &openedScorer{Scorer: s, cacheStats: stats, embedding: embeddingUsage(e, s), close: e.Close}, cacheHome, nil
+	return &openedScorer{Scorer: s, cacheStats: stats, embedding: embeddingUsage(e, s), close: e.Close,
+		cacheTroubles: embedCacheTroubles(e)}, cacheHome, nil
 }
 
 // embeddingUsage reports what e and s did, for summary.json.
@@ -203,6 +229,7 @@ func embeddingUsage(e *embed.Embedder, s *embed.Scorer) func() rundir.EmbeddingU
 			EmbeddedByKind: map[string]int64{"values": ss.EmbeddedValues, "replies": ss.EmbeddedReplies,
 				"clauses": ss.EmbeddedClauses, "shared": ss.EmbeddedShared},
 			MemoHits: es.MemoHits, CacheHits: es.CacheHits,
+			CacheCorrupt: es.CacheCorrupt, CacheErrors: es.CacheErrors, CacheNotices: es.CacheNotices,
 			Sessions: l.Sessions, Threads: l.Threads, BatchTokens: l.BatchTokens,
 			ModelCalls: es.ModelCalls, Tokens: es.Tokens, PaddedTokens: es.PaddedTokens, ModelSeconds: es.ModelTime.Seconds(), IdleSeconds: es.IdleTime.Seconds(),
 		}

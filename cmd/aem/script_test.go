@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +54,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
 			"mdsafe":   cmdMarkdownSafe,
+			"damage":   cmdDamage,
+			"tmpfs":    cmdTmpfs,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -66,6 +70,8 @@ func TestScripts(t *testing.T) {
 					}
 				}
 				return true, nil
+			case "tmpfs":
+				return canMountTmpfs(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -124,4 +130,94 @@ func cmdMarkdownSafe(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("mdsafe: %s renders a <%s> element", args[0], m[1])
 		}
 	}
+}
+
+// cmdDamage is the script command "damage truncate|flip|head DIR
+// [PATTERN]": it damages every regular file under DIR (whose name matches
+// PATTERN, if given), whatever the format of the files (so the same
+// script damaged a bbolt cache and damages its successor):
+// truncate cuts each file to half its size; flip inverts 2,000 bytes at
+// random places past the first 64 KiB (seeded: the same places every
+// run), or past the first tenth of a smaller file; head overwrites the
+// first 64 bytes. Files named *.corrupt-* (moved aside already) are left
+// alone.
+func cmdDamage(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: damage truncate|flip|head DIR [PATTERN]")
+	}
+	how, dir, pattern := args[0], ts.MkAbs(args[1]), "*"
+	if len(args) == 3 {
+		pattern = args[2]
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || strings.Contains(d.Name(), ".corrupt-") {
+			return err
+		}
+		if ok, err := filepath.Match(pattern, d.Name()); !ok || err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		switch how {
+		case "truncate":
+			b = b[:len(b)/2]
+		case "flip":
+			from := min(64<<10, len(b)/10)
+			for range 2000 {
+				if len(b) > from {
+					b[from+rng.IntN(len(b)-from)] ^= 0xff
+				}
+			}
+		case "head":
+			for i := range min(64, len(b)) {
+				b[i] = 'X'
+			}
+		default:
+			ts.Fatalf("damage: unknown kind %q (truncate, flip or head)", how)
+		}
+		n++
+		return os.WriteFile(path, b, 0o644)
+	})
+	if err != nil {
+		ts.Fatalf("damage: %v", err)
+	}
+	if n == 0 {
+		ts.Fatalf("damage: no file under %s", dir)
+	}
+}
+
+// cmdTmpfs is the script command "tmpfs DIR SIZE": it mounts a tmpfs of
+// SIZE (as mount's size= option: 256k) on DIR, created, for the rest of
+// the script: a disk that fills up. Guard it with [tmpfs].
+func cmdTmpfs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tmpfs DIR SIZE")
+	}
+	dir := ts.MkAbs(args[0])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ts.Fatalf("tmpfs: %v", err)
+	}
+	if err := mountTmpfs(dir, args[1]); err != nil {
+		ts.Fatalf("tmpfs: mounting on %s: %v", dir, err)
+	}
+	ts.Defer(func() { unmount(dir) })
+}
+
+// canMountTmpfs reports whether this process may mount a tmpfs (root, or
+// CAP_SYS_ADMIN, on Linux), by mounting one.
+func canMountTmpfs() bool {
+	dir, err := os.MkdirTemp("", "aem-tmpfs-probe-")
+	if err != nil {
+		return false
+	}
+	defer os.Remove(dir)
+	if mountTmpfs(dir, "16k") != nil {
+		return false
+	}
+	unmount(dir)
+	return true
 }
