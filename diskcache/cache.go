@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/aem-dev/aem/internal/safefile"
 )
 
 // Sentinel errors returned (wrapped, with the directory and the fix) by
@@ -335,7 +337,7 @@ func (c *Cache) rotate() error {
 		return fmt.Errorf("the cache %s has used all its segment numbers: delete the directory (it holds only cached data)", c.dir)
 	}
 	path := filepath.Join(c.dir, segName(seq))
-	if err := writeAtomic(path, encodeSegHeader(seq)); err != nil {
+	if err := safefile.WriteFile(path, encodeSegHeader(seq)); err != nil {
 		return fmt.Errorf("starting a segment of the cache %s: %w", c.dir, err)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -359,7 +361,7 @@ func (c *Cache) seal(s *segment) error {
 		return fmt.Errorf("syncing the cache segment %s: %w", s.f.Name(), err)
 	}
 	b := encodeIdx(s.seq, s.size, s.entries)
-	if err := writeAtomic(filepath.Join(c.dir, idxName(s.seq)), b); err != nil {
+	if err := safefile.WriteFile(filepath.Join(c.dir, idxName(s.seq)), b); err != nil {
 		return fmt.Errorf("writing the index of the cache segment %s: %w", s.f.Name(), err)
 	}
 	c.mu.Lock()

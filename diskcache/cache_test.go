@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -537,4 +538,51 @@ func TestCacheWriterChild(t *testing.T) {
 		put(t, c, i, i+64)
 	}
 	select {}
+}
+
+// Open deletes the temporaries of writes cut short (an index, the next
+// segment) and nothing else: files it did not make stay as they are.
+func TestStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	c := open(t, dir, 1<<30)
+	put(t, c, 0, 10)
+	c.Close()
+	stale := []string{".tmp-00000001.idx-0a1b2c", ".tmp-00000002.seg-3d4e5f"}
+	kept := []string{"notes.txt", ".tmp-something-else", "00000001.seg.corrupt-1"}
+	for _, name := range append(slices.Clone(stale), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c = open(t, dir, 1<<30)
+	defer c.Close()
+	for _, name := range stale {
+		if fileExists(filepath.Join(dir, name)) {
+			t.Errorf("%s left behind", name)
+		}
+	}
+	for _, name := range kept {
+		if !fileExists(filepath.Join(dir, name)) {
+			t.Errorf("%s deleted: Open deletes only its own temporaries", name)
+		}
+	}
+	if found, _ := lookup(t, c, 0, 10); found != 10 {
+		t.Errorf("found %d of 10", found)
+	}
+}
+
+// Size counts the bytes of the files, whatever Open had to repair.
+func TestSizeIsTheFiles(t *testing.T) {
+	dir := t.TempDir()
+	c := open(t, dir, 1<<30)
+	c.segSize = 64 << 10
+	put(t, c, 0, 300)
+	c.Close()
+	os.Remove(filepath.Join(dir, idxName(1))) // rebuilt at Open
+	c = open(t, dir, 1<<30)
+	b, _ := c.Size()
+	c.Close()
+	if files := dirBytes(t, dir) - int64(len(strconv.Itoa(os.Getpid()))+1); b != files {
+		t.Errorf("Size says %d bytes, the segments and indexes hold %d", b, files)
+	}
 }

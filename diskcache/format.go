@@ -47,7 +47,6 @@ const (
 	idxEntry   = 16
 	segExt     = ".seg"
 	idxExt     = ".idx"
-	tmpExt     = ".tmp"
 	lockName   = "lock"
 	corruptExt = ".corrupt-"
 

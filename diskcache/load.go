@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aem-dev/aem/internal/safefile"
 )
 
 // load reads the directory: every segment's index or records into
@@ -23,12 +25,7 @@ func (c *Cache) load() error {
 	var seqs []uint32
 	idxs := map[uint32]bool{}
 	for _, d := range dirents {
-		name := d.Name()
-		if base, ok := strings.CutSuffix(name, tmpExt); ok && isSegOrIdx(base) {
-			os.Remove(filepath.Join(c.dir, name)) // a write cut short: ours, never used
-			continue
-		}
-		seq, ext, ok := parseName(name)
+		seq, ext, ok := parseName(d.Name())
 		switch {
 		case !ok || !d.Type().IsRegular():
 		case ext == segExt:
@@ -38,6 +35,18 @@ func (c *Cache) load() error {
 		}
 	}
 	slices.Sort(seqs)
+	// Writes cut short (safefile's temporaries): of an index, or of the
+	// segment after the last.
+	next := uint32(1)
+	if len(seqs) > 0 {
+		next = seqs[len(seqs)-1] + 1
+	}
+	stale := []string{segName(next)}
+	for _, seq := range seqs {
+		stale = append(stale, idxName(seq))
+	}
+	_ = safefile.RemoveStale(c.dir, stale...) // best effort: they are never read
+	c.index = make(map[uint64]uint64, c.expectedKeys(idxs))
 	for i, seq := range seqs {
 		last := i == len(seqs)-1
 		s, err := c.openSegment(seq, last)
@@ -46,6 +55,9 @@ func (c *Cache) load() error {
 			continue
 		}
 		c.segs[seq], c.order = s, append(c.order, seq)
+	}
+	c.bytes = 0
+	for _, s := range c.segs {
 		c.bytes += s.size + s.idxSize
 	}
 	for seq := range idxs {
@@ -55,6 +67,18 @@ func (c *Cache) load() error {
 		}
 	}
 	return nil
+}
+
+// expectedKeys is how many keys the index files list, from their sizes:
+// the index map is made that large at once rather than grown.
+func (c *Cache) expectedKeys(idxs map[uint32]bool) int {
+	n := int64(0)
+	for seq := range idxs {
+		if st, err := os.Stat(filepath.Join(c.dir, idxName(seq))); err == nil {
+			n += max(st.Size()-idxHeader-8, 0) / idxEntry
+		}
+	}
+	return int(min(n, 1<<28))
 }
 
 // openSegment opens segment seq and indexes its records: from its index
@@ -189,39 +213,4 @@ func parseName(name string) (seq uint32, ext string, ok bool) {
 		return 0, "", false
 	}
 	return uint32(n), ext, true
-}
-
-func isSegOrIdx(name string) bool {
-	_, _, ok := parseName(name)
-	return ok
-}
-
-// writeAtomic writes a new file at path: a temporary file, synced, then
-// renamed over path, and the directory synced, so that path holds either
-// its old content or all of b.
-func writeAtomic(path string, b []byte) error {
-	tmp := path + tmpExt
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }
