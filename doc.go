@@ -33,7 +33,8 @@
 //	  embed        sentence embeddings on ONNX Runtime (or pure Go), the
 //	               cosine Scorer
 //	  judge        the LLM judge Scorer; judge/judgetest is its test server
-//	  diskcache    the persistent cache file behind embed's and judge's caches
+//	  diskcache    the persistent cache (checksummed records) behind embed's
+//	               and judge's caches
 //	  models       the default model's converter, model pulls, verification
 //	  home         where the ONNX Runtime library and the models are
 //	               installed; home/hometest for the tests that need them
