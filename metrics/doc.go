@@ -70,8 +70,10 @@
 // Conflict (GoldConflicts): a finding for the caller to report, not an
 // error, for the gold wins there: the rule it breaks is not applied to the
 // prediction at that field (the same tool nobody offered, the same unknown
-// or missing key, a value of the gold's type), while every other rule still
-// is. Action turns are judged with the schema, in this order of checks: a predicted tool the definitions do not offer is
+// or missing key), while every other rule still is; where the gold breaks
+// the type, the gold's type is the field's (a prediction of the declared
+// type fails invalid_parameter_type there, as BFCL's checker reads its own
+// answers; integers and other numbers alike). Action turns are judged with the schema, in this order of checks: a predicted tool the definitions do not offer is
 // tool_mismatch (a FieldScore with method "not_offered" names it), and two
 // names that find the same definition match ("." and "_" alike, tool.action
 // or action alone); predicted arguments that are not a JSON object

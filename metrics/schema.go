@@ -42,8 +42,9 @@ type Conflict struct {
 // Judging lets the gold win where it conflicts: the rule the gold breaks
 // is not applied to the prediction at that field (a prediction may call
 // the same tool that is not offered, leave out the same required key, give
-// the same unknown key, a value of the gold's type there), while every
-// other rule still is, and the values are compared with the gold's.
+// the same unknown key), while every other rule still is, and the values
+// are compared with the gold's; where the gold breaks the type, the gold's
+// type is the field's (goldWins.goldTypeErrors).
 func GoldConflicts(tools *tooldef.Set, c Call) []Conflict {
 	if tools == nil {
 		return nil
@@ -78,6 +79,143 @@ func goldWinsOf(cs []Conflict) goldWins {
 
 // waives reports whether the gold breaks rule at field itself.
 func (w goldWins) waives(field string, rule tooldef.Rule) bool { return w[field+"|"+string(rule)] }
+
+// goldTypeErrors holds the prediction to the gold's type where the gold
+// breaks the schema's (the gold wins: its type is the field's type there,
+// as BFCL's checker reads an answer of another type than declared): a
+// predicted value there whose type no gold value there has (an integer
+// and a number are one kind) is a type error, mapped by its field to the
+// detail.
+func (w goldWins) goldTypeErrors(gold, pred map[string]any) map[string]string {
+	var out map[string]string
+	for key := range w {
+		field, rule, _ := strings.Cut(key, "|")
+		if tooldef.Rule(rule) != tooldef.RuleType {
+			continue
+		}
+		pv, ok := valueAt(pred, field)
+		if !ok {
+			continue
+		}
+		kinds := map[tooldef.Type]bool{}
+		var names []string
+		for _, g := range goldValuesAt(gold, field) {
+			if k := valueKind(g); !kinds[k] {
+				kinds[k] = true
+				names = append(names, string(k))
+			}
+		}
+		if len(kinds) == 0 || kinds[valueKind(pv)] {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		slices.Sort(names)
+		out[field] = "expected " + strings.Join(names, " or ") + " as the gold gives there (its definition's type does not fit the gold), got " + string(valueKind(pv))
+	}
+	return out
+}
+
+// valueKind is a value's JSON type, integers and other numbers alike.
+func valueKind(v any) tooldef.Type {
+	if t := tooldef.TypeOf(v); t != tooldef.Integer {
+		return t
+	}
+	return tooldef.Number
+}
+
+// valueAt returns the value at rel ("unit", "filters.region[1]") inside
+// args; false when there is none.
+func valueAt(args map[string]any, rel string) (any, bool) {
+	var v any = args
+	for _, step := range pathSteps(rel) {
+		switch x := v.(type) {
+		case map[string]any:
+			if step.index >= 0 {
+				return nil, false
+			}
+			var ok bool
+			if v, ok = x[step.key]; !ok {
+				return nil, false
+			}
+		case []any:
+			if step.index < 0 || step.index >= len(x) {
+				return nil, false
+			}
+			v = x[step.index]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// goldValuesAt returns every value gold args may have at rel: each $any
+// alternative, at any level.
+func goldValuesAt(args map[string]any, rel string) []any {
+	vals := []any{any(args)}
+	for _, step := range pathSteps(rel) {
+		var next []any
+		for _, v := range expandSpecs(vals) {
+			switch x := v.(type) {
+			case map[string]any:
+				if e, ok := x[step.key]; ok && step.index < 0 {
+					next = append(next, e)
+				}
+			case []any:
+				if step.index >= 0 && step.index < len(x) {
+					next = append(next, x[step.index])
+				}
+			}
+		}
+		vals = next
+	}
+	return expandSpecs(vals)
+}
+
+// expandSpecs replaces each $any spec among vals by its alternatives.
+func expandSpecs(vals []any) []any {
+	var out []any
+	for _, v := range vals {
+		if sp, ok := specOf(v); ok {
+			out = append(out, expandSpecs(sp.alts)...)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// pathStep is one step of a field path: an object key, or (index >= 0) an
+// array element.
+type pathStep struct {
+	key   string
+	index int
+}
+
+// pathSteps splits a path inside a call's arguments ("filters.region[1]").
+func pathSteps(rel string) []pathStep {
+	var out []pathStep
+	for rel != "" {
+		if rel[0] == '[' {
+			end := strings.IndexByte(rel, ']')
+			i, err := strconv.Atoi(rel[1:max(end, 1)])
+			if end < 0 || err != nil {
+				return append(out, pathStep{key: rel, index: -1})
+			}
+			out, rel = append(out, pathStep{index: i}), rel[end+1:]
+			continue
+		}
+		rel = strings.TrimPrefix(rel, ".")
+		end := strings.IndexAny(rel, ".[")
+		if end < 0 {
+			end = len(rel)
+		}
+		out, rel = append(out, pathStep{key: rel[:end], index: -1}), rel[end:]
+	}
+	return out
+}
 
 // goldArgViolations is Tool.ValidateArgs for gold args, which may hold
 // $any / $optional specs.

@@ -247,7 +247,7 @@ func TestGoldWins(t *testing.T) {
 	 {"name": "get_ticket", "parameters": {"type": "object", "required": ["ticket_id"], "properties": {
 	   "ticket_id": {"type": "integer"}, "diet": {"type": "string", "enum": ["Gluten Free", "Vegan"]},
 	   "days": {"type": "integer"}, "city": {"type": "string"},
-	   "table": {"type": "array", "items": {"type": "integer"}},
+	   "table": {"type": "array", "items": {"type": "integer"}}, "floats": {"type": "array", "items": {"type": "float"}},
 	   "filter": {"type": "object", "properties": {"region": {"type": "string"}, "n": {"type": "integer"}}, "required": ["region"], "additionalProperties": false}}}}]`)
 	gt := func(args string) Call { return call(t, "get_ticket", args) }
 	tests := []struct {
@@ -257,7 +257,11 @@ func TestGoldWins(t *testing.T) {
 	}{
 		{"type: the gold's string passes", gt(`{"ticket_id": "ticket_001"}`), gt(`{"ticket_id": "ticket_001"}`), nil},
 		{"type: another string is a wrong value", gt(`{"ticket_id": "ticket_001"}`), gt(`{"ticket_id": "ticket_002"}`), []Reason{ReasonInconsistentValues}},
-		{"type: the declared type is a wrong value", gt(`{"ticket_id": "ticket_001"}`), gt(`{"ticket_id": 1}`), []Reason{ReasonInconsistentValues}},
+		{"type: the gold's type is the field's", gt(`{"ticket_id": "ticket_001"}`), gt(`{"ticket_id": 1}`), []Reason{ReasonInvalidType}},
+		{"type: the declared type is not the gold's", gt(`{"ticket_id": 1, "city": false}`), gt(`{"ticket_id": 1, "city": "False"}`), []Reason{ReasonInvalidType}},
+		{"type: the gold's type passes", gt(`{"ticket_id": 1, "city": false}`), gt(`{"ticket_id": 1, "city": false}`), nil},
+		{"type: any alternative's type", gt(`{"ticket_id": {"$any": ["5", 5]}}`), gt(`{"ticket_id": 5}`), nil},
+		{"type: numbers of either kind alike", gt(`{"ticket_id": 1, "floats": [90000, 50000]}`), gt(`{"ticket_id": 1, "floats": [90000.0, 50000]}`), nil},
 		{"type: other fields keep their rules", gt(`{"ticket_id": "ticket_001", "days": 2}`), gt(`{"ticket_id": "ticket_001", "days": "2"}`), []Reason{ReasonInvalidType}},
 		{"enum: the gold's value passes", gt(`{"ticket_id": 1, "diet": "GF"}`), gt(`{"ticket_id": 1, "diet": "gf"}`), nil},
 		{"enum: the enum's value is compared exactly", gt(`{"ticket_id": 1, "diet": "GF"}`), gt(`{"ticket_id": 1, "diet": "Gluten Free"}`), []Reason{ReasonInconsistentValues}},
@@ -267,7 +271,8 @@ func TestGoldWins(t *testing.T) {
 		{"required: leaving it out as the gold does", gt(`{"days": 1}`), gt(`{"days": 1}`), nil},
 		{"required: giving it is extra to the gold", gt(`{"days": 1}`), gt(`{"days": 1, "ticket_id": 4}`), []Reason{ReasonExtraParameters}},
 		{"nested: the gold's shape passes", gt(`{"ticket_id": 1, "table": [[10, 20], [30, 40]]}`), gt(`{"ticket_id": 1, "table": [[10, 20], [30, 40]]}`), nil},
-		{"nested: flattened is a wrong value", gt(`{"ticket_id": 1, "table": [[10, 20], [30, 40]]}`), gt(`{"ticket_id": 1, "table": [10, 20, 30, 40]}`), []Reason{ReasonInconsistentValues}},
+		{"nested: flattened is not the gold's type", gt(`{"ticket_id": 1, "table": [[10, 20], [30, 40]]}`), gt(`{"ticket_id": 1, "table": [10, 20, 30, 40]}`),
+			[]Reason{ReasonInvalidType, ReasonInconsistentValues}},
 		{"nested: an element beyond the gold's keeps the rule", gt(`{"ticket_id": 1, "table": [[10, 20]]}`), gt(`{"ticket_id": 1, "table": [[10, 20], [30]]}`),
 			[]Reason{ReasonInvalidType, ReasonInconsistentValues}},
 		{"nested required: left out as the gold does", gt(`{"ticket_id": 1, "filter": {"n": 2}}`), gt(`{"ticket_id": 1, "filter": {"n": 2}}`), nil},

@@ -235,7 +235,8 @@ func (j *judger) structure(gold, pred Call, wins goldWins) (toolOK, actionOK, of
 // left out or a key a closed object does not allow (at the top level those
 // are missing_parameters and extra_parameters, judged against gold). Nil
 // without tool definitions or when the predicted tool is not offered. A
-// rule the gold call itself breaks at a field (wins) is not applied there.
+// rule the gold call itself breaks at a field (wins) is not applied there;
+// where it breaks the type, the gold's type is held instead.
 func (j *judger) typeErrors(gold, pred Call, wins goldWins) map[string]string {
 	pt := j.tools.Resolve(pred.DefinitionNames()...)
 	if pt == nil {
@@ -243,14 +244,19 @@ func (j *judger) typeErrors(gold, pred Call, wins goldWins) map[string]string {
 	}
 	base := gold.FieldBase()
 	var out map[string]string
-	for _, viol := range pt.ValidateArgs(pred.Args) {
-		if !shapeRule(viol) || wins.waives(viol.Field, viol.Rule) {
-			continue
-		}
+	add := func(field, detail string) {
 		if out == nil {
 			out = map[string]string{}
 		}
-		out[base+"."+viol.Field] = viol.Detail
+		out[base+"."+field] = detail
+	}
+	for _, viol := range pt.ValidateArgs(pred.Args) {
+		if shapeRule(viol) && !wins.waives(viol.Field, viol.Rule) {
+			add(viol.Field, viol.Detail)
+		}
+	}
+	for field, detail := range wins.goldTypeErrors(gold.Args, pred.Args) {
+		add(field, detail)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -28,15 +29,21 @@ const (
 	CaseSpacing      Perturbation = "case_spacing"        // a string in upper case without the spaces after commas
 	IntForFloat      Perturbation = "int_for_float"       // 3.0 written 3 where a float is declared
 	IntForFloatItems Perturbation = "int_for_float_items" // the same inside an array of floats
-	OmitOptional     Perturbation = "omit_optional"       // every parameter the answer marks optional left out
-	OmitDefault      Perturbation = "omit_default"        // a parameter the answer requires left out where its value is the schema default
-	FloatForInt      Perturbation = "float_for_int"       // 3 written 3.0 where an integer is declared
-	DefaultGiven     Perturbation = "default_given"       // a parameter the answer omits given its default
-	Reordered        Perturbation = "parallel_reordered"  // parallel calls in reverse order
-	Underscored      Perturbation = "dots_as_underscores" // math.factorial called as math_factorial
-	NotOffered       Perturbation = "not_offered"         // the first call renamed to a tool nobody offered
-	NoCall           Perturbation = "no_call"             // no call at all
-	Unparseable      Perturbation = "unparseable_args"    // the first call's arguments as JSON text cut short
+	ItemsAsStrings   Perturbation = "items_as_strings"    // the numbers of an array of numbers written as strings
+	FloatItemsForInt Perturbation = "float_items_for_int" // 3 written 3.0 inside an array of integers
+	// DeclaredType writes the value of a parameter whose answer breaks the
+	// declared type in the declared type instead (false as "False" for a
+	// string, 2 as "2"): what a model that follows the schema writes.
+	DeclaredType Perturbation = "declared_type"
+	OmitOptional Perturbation = "omit_optional"       // every parameter the answer marks optional left out
+	OmitDefault  Perturbation = "omit_default"        // a parameter the answer requires left out where its value is the schema default
+	FloatForInt  Perturbation = "float_for_int"       // 3 written 3.0 where an integer is declared
+	DefaultGiven Perturbation = "default_given"       // a parameter the answer omits given its default
+	Reordered    Perturbation = "parallel_reordered"  // parallel calls in reverse order
+	Underscored  Perturbation = "dots_as_underscores" // math.factorial called as math_factorial
+	NotOffered   Perturbation = "not_offered"         // the first call renamed to a tool nobody offered
+	NoCall       Perturbation = "no_call"             // no call at all
+	Unparseable  Perturbation = "unparseable_args"    // the first call's arguments as JSON text cut short
 	// For irrelevance entries (the right answer is no call) NoCall is the
 	// right answer and IrrelevantCall calls the first offered function.
 	IrrelevantCall Perturbation = "irrelevance_call"
@@ -46,6 +53,7 @@ const (
 var Perturbations = []Perturbation{
 	Gold, WrongType, MissingRequired, ExtraUnknown, WrongEnum, CaseSpacing, IntForFloat, IntForFloatItems,
 	FloatForInt, OmitOptional, OmitDefault, DefaultGiven, Reordered, Underscored, NotOffered, NoCall, Unparseable, IrrelevantCall,
+	ItemsAsStrings, FloatItemsForInt, DeclaredType,
 }
 
 // UnknownParam and UnknownTool are the names ExtraUnknown and NotOffered
@@ -221,6 +229,15 @@ func changeOne(e Entry, calls []Call, tools *tooldef.Set, p Perturbation) bool {
 			}
 			continue
 		}
+		if p == DeclaredType {
+			for _, k := range slices.Sorted(maps.Keys(calls[i].Args)) {
+				if v, ok := toDeclared(tool.Param(k), calls[i].Args[k]); ok {
+					calls[i].Args[k] = v
+					return true
+				}
+			}
+			continue
+		}
 		if p == DefaultGiven {
 			for _, k := range slices.Sorted(maps.Keys(tool.Parameters.Properties)) {
 				s := tool.Param(k)
@@ -267,19 +284,77 @@ func change(p Perturbation, s *tooldef.Schema, v any, alts []any) (any, bool) {
 		}
 		return json.Number(string(n) + ".0"), true
 	case IntForFloatItems:
-		list, ok := v.([]any)
-		if !ok || s.Type() != tooldef.Array || s.Items.Type() != tooldef.Number {
+		return eachItem(s, v, tooldef.Number, func(el any) (any, bool) { return intForFloat(s.Items, el) })
+	case ItemsAsStrings:
+		return eachItem(s, v, "", func(el any) (any, bool) {
+			n, ok := el.(json.Number)
+			return string(n), ok && (s.Items.Type() == tooldef.Number || s.Items.Type() == tooldef.Integer)
+		})
+	case FloatItemsForInt:
+		return eachItem(s, v, tooldef.Integer, func(el any) (any, bool) {
+			n, ok := el.(json.Number)
+			return json.Number(string(n) + ".0"), ok && tooldef.TypeOf(n) == tooldef.Integer
+		})
+	}
+	return nil, false
+}
+
+// eachItem applies f to every element of an array parameter (whose items
+// are of type items, when given), reporting whether any changed.
+func eachItem(s *tooldef.Schema, v any, items tooldef.Type, f func(any) (any, bool)) (any, bool) {
+	list, ok := v.([]any)
+	if !ok || s.Type() != tooldef.Array || s.Items == nil || items != "" && s.Items.Type() != items {
+		return nil, false
+	}
+	out := make([]any, len(list))
+	changed := false
+	for i, el := range list {
+		out[i] = el
+		if n, ok := f(el); ok {
+			out[i], changed = n, true
+		}
+	}
+	return out, changed
+}
+
+// toDeclared writes a value whose type the schema does not declare in the
+// declared type, when it has one reading: a boolean as "True"/"False" (an
+// enum value of that spelling in any case first), a number as its text, a
+// numeric string as a number, "true"/"false" as a boolean.
+func toDeclared(s *tooldef.Schema, v any) (any, bool) {
+	if s == nil || tooldef.TypeFits(s.Types, v) {
+		return nil, false
+	}
+	switch s.Type() {
+	case tooldef.String:
+		var text string
+		switch x := v.(type) {
+		case bool:
+			text = strings.ToUpper(fmt.Sprint(x)[:1]) + fmt.Sprint(x)[1:]
+		case json.Number:
+			text = string(x)
+		default:
 			return nil, false
 		}
-		out := make([]any, len(list))
-		changed := false
-		for i, el := range list {
-			out[i] = el
-			if n, ok := intForFloat(s.Items, el); ok {
-				out[i], changed = n, true
+		for _, e := range s.Enum {
+			if es, ok := e.(string); ok && strings.EqualFold(es, text) {
+				return es, true
 			}
 		}
-		return out, changed
+		return text, true
+	case tooldef.Integer, tooldef.Number:
+		str, ok := v.(string)
+		if _, err := strconv.ParseFloat(str, 64); !ok || err != nil {
+			return nil, false
+		}
+		return json.Number(str), true
+	case tooldef.Boolean:
+		switch str, _ := v.(string); strings.ToLower(str) {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
 	}
 	return nil, false
 }

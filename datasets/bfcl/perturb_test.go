@@ -37,6 +37,11 @@ func TestPerturb(t *testing.T) {
 		{CaseSpacing, weather, `[{"get_weather":{"location":"BOSTON,MA","unit":"fahrenheit"}}]`},
 		{IntForFloat, weather, `-`},
 		{IntForFloatItems, control, `[{"control":{"body":{"mode":"COOL","temp":22},"orders":[{"name":"Ann","qty":1}],"weights":[1,2.5]}}]`},
+		{ItemsAsStrings, control, `[{"control":{"body":{"mode":"COOL","temp":22},"orders":[{"name":"Ann","qty":1}],"weights":["1.0","2.5"]}}]`},
+		{ItemsAsStrings, weather, `-`},
+		{FloatItemsForInt, control, `-`}, // no array of integers
+		{DeclaredType, "live_simple_4-3-0", `[{"Hotels_Search":{"city":"Paris","genre":"horror","smoking":"False"}}]`},
+		{DeclaredType, weather, `-`},
 		{OmitOptional, weather, `[{"get_weather":{"location":"Boston, MA"}}]`},
 		{OmitDefault, weather, `-`}, // unit's answer lists ""
 		{OmitDefault, simple9, `-`}, // port is required
