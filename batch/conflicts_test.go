@@ -48,7 +48,7 @@ func conflictDialogs(t testing.TB, n int) []metrics.Dialog {
 		for k, c := range calls {
 			pred := c
 			if k == 0 && i%2 == 1 {
-				pred = metrics.FunctionCall("book", args(`{"ticket_id": 5}`))
+				pred = metrics.FunctionCall("book", args(`{"ticket_id": "ticket_999"}`))
 			}
 			d.Turns = append(d.Turns, metrics.Turn{DialogID: id, TurnNo: k + 1, Role: metrics.RoleTool, HasGold: true, HasPredict: true, Gold: c, Predict: pred})
 		}
