@@ -19,6 +19,7 @@
 //	  internal/markdown     untrusted text quoted into Markdown
 //	  internal/browsertest  headless Chromium for the pages' tests (test-only)
 //	  internal/s3test       a real S3 server and a fault proxy (test-only)
+//	  internal/blobtest     a blob.Bucket as a driver, for tests' stores
 //	1 pure logic, no I/O
 //	  metrics      the metric itself: per-turn checks, attribution of root
 //	               causes and cascades, composition into dialog scores. It

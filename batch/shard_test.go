@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/aem-dev/aem/internal/badinput"
+	"github.com/aem-dev/aem/internal/blobtest"
 	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/rundir"
@@ -168,7 +169,7 @@ func TestMergeRejectsOtherSettings(t *testing.T) {
 type sharedMem struct{ b *blob.Bucket }
 
 func (s sharedMem) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
-	return blob.NewBucket(sharedDriver{s.b}), nil
+	return blob.NewBucket(blobtest.Driver{B: s.b, KeepOpen: true}), nil
 }
 
 // dirBlob serves fileblob buckets rooted at a directory for scheme "dirtest".

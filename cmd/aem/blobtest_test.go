@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,7 +10,8 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/driver"
 	"gocloud.dev/blob/fileblob"
-	"gocloud.dev/gcerrors"
+
+	"github.com/aem-dev/aem/internal/blobtest"
 )
 
 // The test binary, run as `aem` by the scripts and exit-status tests,
@@ -36,43 +36,14 @@ func (slowOpener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket, 
 	if err != nil {
 		return nil, err
 	}
-	return blob.NewBucket(slowDriver{b: b, block: os.Getenv("AEM_TEST_BLOCK_UPLOAD")}), nil
+	return blob.NewBucket(slowDriver{Driver: blobtest.Driver{B: b}, block: os.Getenv("AEM_TEST_BLOCK_UPLOAD")}), nil
 }
 
 // slowDriver passes everything to a fileblob bucket, but blocks uploads
-// when block names a marker file.
+// when block names a marker file, and reads nothing.
 type slowDriver struct {
-	b     *blob.Bucket
+	blobtest.Driver
 	block string
-}
-
-func (d slowDriver) ErrorCode(err error) gcerrors.ErrorCode { return gcerrors.Code(err) }
-func (d slowDriver) As(any) bool                            { return false }
-func (d slowDriver) ErrorAs(error, any) bool                { return false }
-func (d slowDriver) Close() error                           { return d.b.Close() }
-
-func (d slowDriver) Attributes(ctx context.Context, key string) (*driver.Attributes, error) {
-	a, err := d.b.Attributes(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	return &driver.Attributes{Size: a.Size, ModTime: a.ModTime, ContentType: a.ContentType, MD5: a.MD5, ETag: a.ETag}, nil
-}
-
-func (d slowDriver) ListPaged(ctx context.Context, opts *driver.ListOptions) (*driver.ListPage, error) {
-	token := opts.PageToken
-	if len(token) == 0 {
-		token = blob.FirstPageToken
-	}
-	objs, next, err := d.b.ListPage(ctx, token, max(opts.PageSize, 1000), &blob.ListOptions{Prefix: opts.Prefix, Delimiter: opts.Delimiter})
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	page := &driver.ListPage{NextPageToken: next}
-	for _, o := range objs {
-		page.Objects = append(page.Objects, &driver.ListObject{Key: o.Key, ModTime: o.ModTime, Size: o.Size, MD5: o.MD5, IsDir: o.IsDir})
-	}
-	return page, nil
 }
 
 func (d slowDriver) NewRangeReader(ctx context.Context, key string, offset, length int64, opts *driver.ReaderOptions) (driver.Reader, error) {
@@ -83,19 +54,7 @@ func (d slowDriver) NewTypedWriter(ctx context.Context, key, contentType string,
 	if d.block != "" {
 		return blockingWriter{ctx: ctx, mark: d.block}, nil
 	}
-	return d.b.NewWriter(ctx, key, &blob.WriterOptions{ContentType: contentType})
-}
-
-func (d slowDriver) Copy(ctx context.Context, dst, src string, opts *driver.CopyOptions) error {
-	return d.b.Copy(ctx, dst, src, nil)
-}
-
-func (d slowDriver) Delete(ctx context.Context, key string, opts *driver.DeleteOptions) error {
-	return d.b.Delete(ctx, key)
-}
-
-func (d slowDriver) SignedURL(ctx context.Context, key string, opts *driver.SignedURLOptions) (string, error) {
-	return "", errors.New("slowfile: signed URLs are not supported")
+	return d.Driver.NewTypedWriter(ctx, key, contentType, opts)
 }
 
 // blockingWriter announces an upload in mark, then waits for cancellation.

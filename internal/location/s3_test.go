@@ -261,21 +261,28 @@ func TestS3RoundTrip(t *testing.T) {
 	}
 }
 
-// TestS3Credentials: a wrong secret is an error that names neither key;
-// the keys come from the environment only.
+// TestS3Credentials: a wrong secret or an unknown access key is an error
+// that names neither key; the keys come from the environment only.
 func TestS3Credentials(t *testing.T) {
 	st := newStore(t)
 	st.srv.Bucket(t, "evals")
 	st.srv.Put(t, "evals", "obj", []byte("x"))
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "WRONG"+st.srv.SecretKey)
-	_, err := location.Download(context.Background(), st.mux, mustParse(t, "s3://evals/obj"), t.TempDir())
-	if !errors.Is(err, location.ErrUnreadable) {
-		t.Fatalf("Download with a wrong secret = %v, want ErrUnreadable", err)
+	for _, c := range []struct{ name, env, value string }{
+		{"wrong secret", "AWS_SECRET_ACCESS_KEY", "WRONG" + st.srv.SecretKey},
+		{"unknown key id", "AWS_ACCESS_KEY_ID", st.srv.AccessKey + "X"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(c.env, c.value)
+			_, err := location.Download(context.Background(), st.mux, mustParse(t, "s3://evals/obj"), t.TempDir())
+			if !errors.Is(err, location.ErrUnreadable) {
+				t.Fatalf("Download = %v, want ErrUnreadable", err)
+			}
+			for _, key := range []string{st.srv.SecretKey, st.srv.AccessKey, c.value} {
+				if strings.Contains(err.Error(), key) || strings.Contains(st.log.String(), key) {
+					t.Errorf("a key reached the error or the log: %v", err)
+				}
+			}
+			t.Log(err)
+		})
 	}
-	for _, secret := range []string{st.srv.SecretKey, st.srv.AccessKey} {
-		if strings.Contains(err.Error(), secret) || strings.Contains(st.log.String(), secret) {
-			t.Errorf("a key reached the error or the log: %v", err)
-		}
-	}
-	t.Log(err)
 }
