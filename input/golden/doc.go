@@ -10,7 +10,7 @@
 //	column            type                      required  meaning
 //	dialog_id         string (or int32/int64)   yes       conversation id; never null or empty
 //	turn_no           int32 or int64            yes       position in the dialog, >= 1, unique per dialog
-//	turn              string                    yes       role: Agent (reply), Tool (tool call), User (context, not scored); any letter case
+//	turn              string                    yes       role: Agent (reply), Tool (tool call), User (context, not scored); any letter case; null: inferred (see below)
 //	gold_response     string                    yes*      expected reply (Agent/User turns)
 //	predict_response  string                    yes*      actual reply
 //	gold_tool_id      string                    yes*      expected call: tool
@@ -54,19 +54,39 @@
 // action = "call"; a call with both keeps them (the tool.action
 // convention). Datasets written before the rule read the same way.
 //
-// # Null semantics
+// # One decoded row, one set of rules
 //
-// A null side is an absent turn. For a Tool row the gold side is present
-// when any of gold_tool_id, gold_action, gold_args is non-null (null or
-// empty args read as {}); likewise for the predicted side. For Agent and User rows the side is
-// present when its response is non-null (an empty string is a present,
-// empty reply). No gold side means an unexpected turn (metrics.Turn.HasGold
-// is false); no predicted side a missing turn (HasPredict is false). A row
-// with neither side is an error; a Tool row with gold_no_call true has a
-// gold side that says no call should be made. Gold args text must be one
-// JSON object; numbers are kept as json.Number. Predicted args that are not
-// a JSON object are the agent's mistake, not bad input: they are kept as
-// text (metrics.Call.UnparsedArgs) and judged unparseable_arguments. A null depends_on means "not given" (attribution
+// Both formats decode a row (a Parquet row, a JSON turn) into the same
+// record, every value as the file gave it, and one validator decides
+// whether it is a valid turn, so a row means the same and is refused with
+// the same message (problem and fix; the location is each format's own)
+// whichever format holds it. What only one format can get wrong (a JSON
+// value of the wrong type or an unknown key, a Parquet column of the wrong
+// type) is checked by that format's decoder first.
+//
+// A null side is an absent turn. A side is a reply when its response is
+// non-null (an empty string is a present, empty reply) and a call when any
+// of its tool_id, action, args is non-null (null or empty args read as
+// {}). No gold side means an unexpected turn (metrics.Turn.HasGold is
+// false); no predicted side a missing turn (HasPredict is false).
+//
+//   - The gold side must fit the role: a Tool turn's gold is a call (or
+//     gold_no_call true: no call should be made), an Agent or User turn's a
+//     reply; gold with both a response and a call is refused (split it into
+//     two turns).
+//   - The predicted side is the agent's output, never bad input: the part
+//     the role scores is kept (the call of a Tool turn, the reply of an
+//     Agent or User turn) and the other part is not scored, so a
+//     prediction with only the other part counts as no prediction of the
+//     turn (a Tool turn the agent answered in words is a missing call).
+//   - A turn with neither side is refused.
+//   - A null role (a JSON turn without "turn") is inferred: Tool when a
+//     side is a call or gold_no_call is true, else Agent.
+//
+// Gold args text must be one JSON object; numbers are kept as json.Number.
+// Predicted args that are not a JSON object are the agent's mistake, not
+// bad input: they are kept as text (metrics.Call.UnparsedArgs) and judged
+// unparseable_arguments. A null depends_on means "not given" (attribution
 // infers dependencies); an empty list means "depends on nothing".
 //
 // # Column mapping
@@ -115,7 +135,7 @@
 // absent side; a
 // gold_turn {"no_call": true} says no tool should be called. Args are
 // a JSON object or the text of one (null = {}). When "turn" is absent the
-// role is inferred: Tool if a side is a call, else Agent. Other keys of a
+// role is inferred as for a null turn column. Other keys of a
 // turn, and keys of a dialog object besides dialog_id, turns and tools (as
 // "dialog_<key>"), are extras, typed by a first pass over the file (see
 // json_extras.go); unknown keys inside gold_turn/predict_turn are errors

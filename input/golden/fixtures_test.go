@@ -131,9 +131,11 @@ func TestFixtures(t *testing.T) {
 	}
 	writeRows(t, filepath.Join(m, "bad_args.parquet"), row(func(r *Row) {
 		r.Turn, r.GoldToolID, r.GoldAction, r.GoldArgs = "Tool", sp("db"), sp("q"), sp(`{"a": 1,}`)
+		r.GoldResponse, r.PredictResponse = nil, nil
 	}), 10)
 	writeRows(t, filepath.Join(m, "args_not_object.parquet"), row(func(r *Row) {
 		r.Turn, r.GoldToolID, r.GoldAction, r.GoldArgs = "Tool", sp("db"), sp("q"), sp(`[1, 2]`)
+		r.GoldResponse, r.PredictResponse = nil, nil
 	}), 10)
 	writeRows(t, filepath.Join(m, "duplicate_turn.parquet"), row(func(r *Row) { r.TurnNo = 1 }), 10)
 	writeRows(t, filepath.Join(m, "unknown_role.parquet"), row(func(r *Row) { r.Turn = "Assistant" }), 10)

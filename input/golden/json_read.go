@@ -9,13 +9,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/aem-dev/aem/internal/badinput"
-	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/trials"
 )
 
@@ -229,12 +227,20 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) ([]Dialog, error
 		return bad("", "a dialog must be a JSON object", `write {"dialog_id": "...", "turns": [...]}`, nil)
 	}
 	id, err := jsonString(obj["dialog_id"], true)
-	if err != nil || id == "" {
-		return bad("dialog_id", "dialog_id is missing, empty or not a string", "give every dialog a non-empty dialog_id", err)
+	if v := obj["dialog_id"]; err != nil && v != nil && !isNull(v) {
+		return bad("dialog_id", "dialog_id is not a string", fixDialogID, err)
+	}
+	if id == "" {
+		e := errDialogID()
+		return bad("dialog_id", e.problem, e.fix, nil)
 	}
 	trial, err := jsonTrial(obj["trial"])
 	if err != nil {
-		return bad("trial", err.Error(), trialFix, nil)
+		return bad("trial", err.Error(), fixTrial, nil)
+	}
+	if trial != nil && *trial < 0 {
+		t := trialNegative(*trial)
+		return bad("trial", t.problem, t.fix, nil)
 	}
 	var key maphash.Hash
 	key.SetSeed(s.seed)
@@ -279,17 +285,9 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) ([]Dialog, error
 	return assemble(s.path, id, recs, s.tools)
 }
 
-// jsonSide is one decoded gold_turn or predict_turn.
-type jsonSide struct {
-	present  bool
-	response *string
-	call     metrics.Call
-	isCall   bool
-	noCall   bool // gold_turn {"no_call": true}
-}
-
-// parseTurn decodes one turn object; dialog is its dialog object (nil for
-// an array of turns), for the dialog-level extra columns.
+// parseTurn decodes one turn object into a record and validates it
+// (validate); dialog is its dialog object (nil for an array of turns), for
+// the dialog-level extra columns.
 func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMessage, dialogID string, idx, line int) (turnRec, error) {
 	rec := turnRec{row: int64(idx), line: line}
 	if dialog != nil {
@@ -302,97 +300,45 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return bad("", "a turn must be a JSON object", `write {"turn_no": 1, "turn": "Agent", "gold_turn": {...}, "predict_turn": {...}}`, nil)
 	}
-	t := &rec.turn
-	t.DialogID = dialogID
-
-	no, err := jsonInt(obj["turn_no"])
-	if err != nil {
-		return bad("turn_no", "turn_no is missing or not an integer", "give every turn an integer turn_no (1, 2, 3, ...)", err)
+	in := record{dialogID: some(dialogID)}
+	if v, ok := obj["turn_no"]; ok && !isNull(v) {
+		no, err := jsonInt(v)
+		if err != nil {
+			return bad("turn_no", "turn_no is not an integer", "give every turn an integer turn_no (1, 2, 3, ...)", err)
+		}
+		in.turnNo = some(no)
 	}
-	if no < 1 || no > math.MaxInt32 {
-		return bad("turn_no", fmt.Sprintf("turn_no %d is out of range", no), "number turns from 1", nil)
-	}
-	t.TurnNo = int(no)
 	if v, ok := obj["trial"]; ok && !isNull(v) {
 		if dialog != nil {
 			return bad("trial", "a turn of a dialog object has a trial", `give the trial on the dialog object: {"dialog_id": "...", "trial": 2, "turns": [...]}`, nil)
 		}
-		if rec.trial, err = jsonTrial(v); err != nil {
-			return bad("trial", err.Error(), trialFix, nil)
+		n, err := jsonInt(v)
+		if err != nil {
+			return bad("trial", fmt.Sprintf("trial %s is not an integer", bytes.TrimSpace(v)), fixTrial, nil)
 		}
+		in.trial = some(n)
 	}
-
-	gold, serr := parseSide(obj["gold_turn"], true)
-	if serr != nil {
+	var noCall bool
+	var serr *sideError
+	if in.gold, noCall, serr = parseSide(obj["gold_turn"], true); serr != nil {
 		return bad("gold_turn"+serr.field, serr.problem, serr.fix, serr.err)
 	}
-	if gold.isCall {
-		if err := metrics.ValidateGoldArgs(gold.call.Args); err != nil {
-			return bad("gold_turn.args", "bad alternatives spec", `write {"$any": [v1, v2], "$optional": true}`, err)
-		}
+	if noCall {
+		in.goldNoCall = some(true)
 	}
-	pred, serr := parseSide(obj["predict_turn"], false)
-	if serr != nil {
+	if in.predict, _, serr = parseSide(obj["predict_turn"], false); serr != nil {
 		return bad("predict_turn"+serr.field, serr.problem, serr.fix, serr.err)
 	}
-	roleRaw, hasRole := obj["turn"]
-	if hasRole && !isNull(roleRaw) {
-		txt, err := jsonString(roleRaw, false)
-		role, known := parseRole(txt)
-		if err != nil || !known {
-			return bad("turn", "unknown role "+string(roleRaw), "use Agent (a reply), Tool (a tool call) or User (context)", nil)
+	if v, ok := obj["turn"]; ok && !isNull(v) {
+		txt, err := jsonString(v, false)
+		if err != nil {
+			return bad("turn", "unknown role "+string(bytes.TrimSpace(v)), fixRole, nil)
 		}
-		t.Role = role
-	} else {
-		// Inferred from the shape of the turn.
-		switch {
-		case gold.isCall || pred.isCall || gold.noCall:
-			t.Role = metrics.RoleTool
-		case gold.present || pred.present:
-			t.Role = metrics.RoleAgent
-		default:
-			return bad("turn", "turn has no role and no gold_turn or predict_turn to infer it from", `set "turn": "Agent", "Tool" or "User"`, nil)
-		}
+		in.role = some(txt)
 	}
-	for _, side := range []struct {
-		name string
-		s    jsonSide
-	}{{"gold_turn", gold}, {"predict_turn", pred}} {
-		if !side.s.present {
-			continue
-		}
-		if t.Role == metrics.RoleTool && side.s.response != nil {
-			return bad(side.name, "a Tool turn has a response", `give a Tool turn {"tool_id", "action", "args"}, or set "turn": "Agent"`, nil)
-		}
-		if t.Role != metrics.RoleTool && side.s.isCall {
-			return bad(side.name, fmt.Sprintf("a %s turn has a tool call", t.Role), `set "turn": "Tool" for a tool call`, nil)
-		}
-	}
-	t.HasGold, t.HasPredict = gold.present, pred.present
-	if gold.noCall && t.Role != metrics.RoleTool {
-		return bad("gold_turn.no_call", fmt.Sprintf("a %s turn has no_call", t.Role), `no_call belongs to Tool turns: set "turn": "Tool"`, nil)
-	}
-	t.GoldNoCall = gold.noCall
-	if t.Role == metrics.RoleTool {
-		t.Gold, t.Predict = gold.call, pred.call
-	} else {
-		if gold.response != nil {
-			t.GoldResponse = *gold.response
-		}
-		if pred.response != nil {
-			t.PredictResponse = *pred.response
-		}
-	}
-	if !t.HasGold && !t.HasPredict {
-		return bad("gold_turn", "turn has neither gold_turn nor predict_turn", "give the expected output in gold_turn and the actual one in predict_turn", nil)
-	}
-
 	if v, ok := obj["tags"]; ok && !isNull(v) {
-		if err := json.Unmarshal(v, &t.Tags); err != nil {
+		if err := json.Unmarshal(v, &in.tags); err != nil {
 			return bad("tags", "tags must be an array of strings", "", nil)
-		}
-		if len(t.Tags) == 0 {
-			t.Tags = nil
 		}
 	}
 	if v, ok := obj["depends_on"]; ok && !isNull(v) {
@@ -400,56 +346,61 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 		if err := json.Unmarshal(v, &deps); err != nil {
 			return bad("depends_on", "depends_on must be an array of turn numbers", "", nil)
 		}
-		t.DependsOn = make([]int, len(deps))
+		in.dependsOn = some(make([]int64, len(deps)))
 		for i, d := range deps {
 			n, err := strconv.ParseInt(d.String(), 10, 64)
-			if err != nil || n < 1 || n > math.MaxInt32 {
+			if err != nil {
 				return bad("depends_on", fmt.Sprintf("depends_on has %s, not a turn number", d), "list turn numbers (>= 1) of earlier turns", nil)
 			}
-			t.DependsOn[i] = int(n)
+			in.dependsOn.v[i] = n
 		}
 	}
-	if v, ok := obj["human_label"]; ok && !isNull(v) {
-		var b bool
-		if err := json.Unmarshal(v, &b); err != nil {
-			return bad("human_label", "human_label must be true, false or null", "", nil)
-		}
-		t.HumanLabel = &b
-	}
-	if v, ok := obj["critical"]; ok && !isNull(v) {
-		if err := json.Unmarshal(v, &t.Critical); err != nil {
-			return bad("critical", "critical must be true, false or null", "", nil)
-		}
-	}
-	for _, fl := range []struct {
-		name     string
-		dst      **float64
-		negative bool
-	}{{"human_score", &t.HumanScore, true}, {"weight", &t.Weight, false}, {"latency_ms", &t.LatencyMS, false}} {
-		v, ok := obj[fl.name]
-		if !ok || isNull(v) {
-			continue
-		}
-		var f float64
-		if err := json.Unmarshal(v, &f); err != nil {
-			return bad(fl.name, fl.name+" must be a number or null", "", nil)
-		}
-		if !fl.negative && f < 0 {
-			return bad(fl.name, fmt.Sprintf("%s is %v", fl.name, f), "use a number >= 0, or null", nil)
-		}
-		if fl.dst == &t.LatencyMS {
-			if problem := checkLatency(f); problem != "" {
-				return bad(fl.name, problem, latencyFix, nil)
+	for _, b := range []struct {
+		name string
+		dst  *opt[bool]
+	}{{"human_label", &in.humanLabel}, {"critical", &in.critical}} {
+		if v, ok := obj[b.name]; ok && !isNull(v) {
+			if err := json.Unmarshal(v, &b.dst.v); err != nil {
+				return bad(b.name, b.name+" must be true, false or null", "", nil)
 			}
+			b.dst.ok = true
 		}
-		*fl.dst = &f
 	}
+	for _, f := range []struct {
+		name string
+		dst  *opt[float64]
+	}{{"human_score", &in.humanScore}, {"weight", &in.weight}, {"latency_ms", &in.latencyMS}} {
+		if v, ok := obj[f.name]; ok && !isNull(v) {
+			if err := json.Unmarshal(v, &f.dst.v); err != nil {
+				return bad(f.name, f.name+" must be a number or null", "", nil)
+			}
+			f.dst.ok = true
+		}
+	}
+	var err error
 	if len(s.extras.cols) > 0 {
 		if rec.extra, err = s.extras.row(obj, dialog); err != nil {
 			return bad("", fmt.Sprintf("extra key %v", err), "give each extra key values of one kind throughout the file", nil)
 		}
 	}
+	t, trial, _, invalid := validate(&in)
+	if invalid != nil {
+		return bad(jsonField(invalid.col), invalid.problem, invalid.fix, invalid.err)
+	}
+	rec.turn, rec.trial = t, trial
 	return rec, nil
+}
+
+// jsonField is the JSON name of a canonical column: the sides' columns
+// are keys of gold_turn and predict_turn (gold_args: gold_turn.args).
+func jsonField(col string) string {
+	switch col {
+	case ColGoldResponse, ColGoldToolID, ColGoldAction, ColGoldArgs, ColGoldNoCall:
+		return "gold_turn." + strings.TrimPrefix(col, "gold_")
+	case ColPredictResponse, ColPredictToolID, ColPredictAction, ColPredictArgs:
+		return "predict_turn." + strings.TrimPrefix(col, "predict_")
+	}
+	return col
 }
 
 // sideError says what is wrong with a gold_turn or predict_turn.
@@ -460,112 +411,70 @@ type sideError struct {
 
 // parseSide decodes a gold_turn/predict_turn value: absent or null is no
 // side; {"response": ...} a reply; {"tool_id", "action", "args"} or
-// {"name", "args"} a call (named by metrics.Named's rule);
-// for gold, {"no_call": true} says no call should be made. Predicted args
-// that are not a JSON object are the agent's mistake, kept in
-// Call.UnparsedArgs; gold args must be one.
-func parseSide(raw json.RawMessage, gold bool) (jsonSide, *sideError) {
+// {"name", "args"} a call (named by metrics.Named's rule); for gold,
+// {"no_call": true} says no call should be made (noCall). Args are kept
+// as text: a JSON object's own text, the text a JSON string holds, "" for
+// null (no arguments), else the JSON as written (the agent's malformed
+// output on the predicted side). Whether the side fits the turn is
+// validate's to say.
+func parseSide(raw json.RawMessage, gold bool) (s side, noCall bool, serr *sideError) {
 	if raw == nil || isNull(raw) {
-		return jsonSide{}, nil
+		return side{}, false, nil
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return jsonSide{}, &sideError{problem: "must be an object or null", fix: `write {"response": "..."} or {"tool_id": "...", "action": "...", "args": {...}}`}
+		return side{}, false, &sideError{problem: "must be an object or null", fix: `write {"response": "..."} or {"tool_id": "...", "action": "...", "args": {...}}`}
 	}
-	side := jsonSide{present: true}
-	name := "" // a plain function's name
+	var name opt[string] // a plain function's name
 	for k, v := range obj {
 		switch k {
-		case "response":
-			txt, err := jsonString(v, false)
-			if err != nil {
-				return jsonSide{}, &sideError{field: ".response", problem: "response must be a string"}
-			}
-			side.response = &txt
-		case "tool_id", "action", "name":
+		case "response", "tool_id", "action", "name":
 			txt, err := jsonString(v, false)
 			if err != nil && !isNull(v) {
-				return jsonSide{}, &sideError{field: "." + k, problem: k + " must be a string"}
+				return side{}, false, &sideError{field: "." + k, problem: k + " must be a string"}
 			}
-			switch k {
-			case "tool_id":
-				side.call.ToolID = txt
-			case "action":
-				side.call.Action = txt
-			default:
-				name = txt
-			}
-			side.isCall = true
+			dst := map[string]*opt[string]{"response": &s.response, "tool_id": &s.toolID, "action": &s.action, "name": &name}[k]
+			*dst = some(txt)
 		case "args":
-			args, err := decodeArgsValue(v)
-			switch {
-			case err != nil && gold:
-				return jsonSide{}, &sideError{field: ".args", problem: "bad args",
-					fix: `give args as a JSON object, e.g. {"city": "Paris"}, or as the text of one`, err: err}
-			case err != nil:
-				side.call.UnparsedArgs = argsText(v)
-			}
-			side.call.Args = args
-			side.isCall = true
+			s.args = some(argsText(v))
 		case "no_call":
 			var b bool
 			if err := json.Unmarshal(v, &b); err != nil || !b || !gold {
-				return jsonSide{}, &sideError{field: ".no_call", problem: "no_call must be true, in a gold_turn",
+				return side{}, false, &sideError{field: ".no_call", problem: "no_call must be true, in a gold_turn",
 					fix: `write "gold_turn": {"no_call": true} when no tool should be called; a prediction without a call is "predict_turn": null`}
 			}
-			side.noCall = true
+			noCall = true
 		default:
-			return jsonSide{}, &sideError{field: "." + k, problem: fmt.Sprintf("unknown field %q", k),
+			return side{}, false, &sideError{field: "." + k, problem: fmt.Sprintf("unknown field %q", k),
 				fix: "a side has either response, or a call: name (a function) or tool_id and action, with args"}
 		}
 	}
-	if name != "" && (side.call.ToolID != "" || side.call.Action != "") {
-		return jsonSide{}, &sideError{field: ".name", problem: "has a function name beside tool_id or action",
+	if name.v != "" && (s.toolID.v != "" || s.action.v != "") {
+		return side{}, false, &sideError{field: ".name", problem: "has a function name beside tool_id or action",
 			fix: `write {"name": "get_weather", "args": {...}} for a function, or {"tool_id": "sales_db", "action": "aggregate", "args": {...}}`}
 	}
-	if name != "" {
-		side.call.ToolID = name
+	if name.ok && (name.v != "" || !s.toolID.ok) {
+		s.toolID = name
 	}
-	side.call.ToolID, side.call.Action = metrics.Named(side.call.ToolID, side.call.Action)
-	if side.response != nil && side.isCall {
-		return jsonSide{}, &sideError{problem: "has both a response and a tool call", fix: "split it into two turns"}
+	if !s.hasCall() && !s.response.ok && !noCall {
+		return side{}, false, &sideError{problem: "is an empty object", fix: `use null for an absent turn, or give {"response": ...} or {"tool_id", "action", "args"}`}
 	}
-	if side.noCall && (side.isCall || side.response != nil) {
-		return jsonSide{}, &sideError{field: ".no_call", problem: "has no_call beside a call or a response", fix: `write "gold_turn": {"no_call": true} alone`}
-	}
-	if !side.isCall && side.response == nil && !side.noCall {
-		return jsonSide{}, &sideError{problem: "is an empty object", fix: `use null for an absent turn, or give {"response": ...} or {"tool_id", "action", "args"}`}
-	}
-	if side.isCall && side.call.Args == nil && side.call.UnparsedArgs == "" {
-		side.call.Args = map[string]any{}
-	}
-	return side, nil
+	return s, noCall, nil
 }
 
-// argsText is args that are not a JSON object, as the agent wrote them:
-// the text of a JSON string, else the JSON itself.
+// argsText is a call's args as text: the text a JSON string holds, ""
+// for null (no arguments), else the JSON as written (an object, or what
+// the agent wrote instead of one).
 func argsText(v json.RawMessage) string {
-	var txt string
-	if json.Unmarshal(v, &txt) == nil {
-		return txt
-	}
-	return string(bytes.TrimSpace(v))
-}
-
-// decodeArgsValue accepts args as a JSON object, as the text of one, or null (no args).
-func decodeArgsValue(v json.RawMessage) (map[string]any, error) {
 	v = bytes.TrimSpace(v)
 	if isNull(v) {
-		return map[string]any{}, nil
+		return ""
 	}
-	if len(v) > 0 && v[0] == '"' {
-		var txt string
-		if err := json.Unmarshal(v, &txt); err != nil {
-			return nil, err
-		}
-		return DecodeArgs(txt)
+	var txt string
+	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &txt) == nil {
+		return txt
 	}
-	return metrics.DecodeArgs(v)
+	return string(v)
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
@@ -590,9 +499,6 @@ func jsonString(v json.RawMessage, allowNumber bool) (string, error) {
 	return "", fmt.Errorf("%s is not a string", string(v))
 }
 
-// trialFix is the fix for a bad trial.
-const trialFix = "number trials with integers from 0 or 1; leave trial out for a dialog that is not a repeated trial"
-
 // jsonTrial decodes a trial: nil when absent or null.
 func jsonTrial(v json.RawMessage) (*int64, error) {
 	if v == nil || isNull(v) {
@@ -601,9 +507,6 @@ func jsonTrial(v json.RawMessage) (*int64, error) {
 	n, err := jsonInt(v)
 	if err != nil {
 		return nil, fmt.Errorf("trial %s is not an integer", bytes.TrimSpace(v))
-	}
-	if n < 0 {
-		return nil, fmt.Errorf("trial %d is negative", n)
 	}
 	return &n, nil
 }

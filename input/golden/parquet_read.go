@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/aem-dev/aem/internal/badinput"
-	"github.com/aem-dev/aem/metrics"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -297,12 +295,12 @@ func (s *parquetSource) detect(ctx context.Context) (*dialogSpans, *UnsortedInfo
 					for _, v := range buf[:n] {
 						if v.IsNull() {
 							parquet.Release(p)
-							return rowError(s.path, row, 0, ColDialogID, "dialog_id is null", "give every row a non-empty dialog_id", nil)
+							return s.invalid(row, errDialogID())
 						}
 						idBuf = appendID(idBuf[:0], v)
 						if len(idBuf) == 0 {
 							parquet.Release(p)
-							return rowError(s.path, row, 0, ColDialogID, "dialog_id is empty", "give every row a non-empty dialog_id", nil)
+							return s.invalid(row, errDialogID())
 						}
 						if !have || string(idBuf) != string(cur) {
 							if have {
@@ -452,7 +450,7 @@ func (s *parquetSource) rows(ctx context.Context) func() (turnRec, error) {
 	}
 }
 
-// decode turns one Parquet row into a turn, validating it.
+// decode reads one Parquet row into a record and validates it (validate).
 func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 	for i := range s.vals {
 		s.vals[i] = s.vals[i][:0]
@@ -469,145 +467,34 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 			extra = append(extra, v.Clone().Level(v.RepetitionLevel(), v.DefinitionLevel(), e))
 		}
 	}
-	rec := turnRec{row: row, extra: extra}
-	t := &rec.turn
-	bad := func(col, problem, fix string, err error) (turnRec, error) {
-		return turnRec{}, rec.err(s.path, s.opts.Mapping.source(col), problem, fix, err)
+	in := record{
+		dialogID:   s.str(slotDialogID),
+		turnNo:     s.int(slotTurnNo),
+		role:       s.str(slotTurn),
+		trial:      s.int(slotTrial),
+		gold:       side{response: s.str(slotGoldResponse), toolID: s.str(slotGoldToolID), action: s.str(slotGoldAction), args: s.str(slotGoldArgs)},
+		predict:    side{response: s.str(slotPredictResponse), toolID: s.str(slotPredictToolID), action: s.str(slotPredictAction), args: s.str(slotPredictArgs)},
+		goldNoCall: s.bool(slotGoldNoCall),
+		tags:       s.strList(slotTags),
+		dependsOn:  s.intList(slotDependsOn),
+		humanLabel: s.bool(slotHumanLabel),
+		humanScore: s.float(slotHumanScore),
+		weight:     s.float(slotWeight),
+		critical:   s.bool(slotCritical),
+		latencyMS:  s.float(slotLatencyMS),
+		tools:      s.str(slotTools),
 	}
-
-	id, ok := s.str(slotDialogID)
-	if !ok || id == "" {
-		return bad(ColDialogID, "dialog_id is null or empty", "give every row a non-empty dialog_id", nil)
+	t, trial, tools, bad := validate(&in)
+	if bad != nil {
+		return turnRec{}, s.invalid(row, bad)
 	}
-	t.DialogID = id
-	if n, ok := s.int(slotTrial); ok {
-		if n < 0 {
-			return bad(ColTrial, fmt.Sprintf("trial %d is negative", n), "number trials from 0 or 1; leave trial null for a dialog that is not a repeated trial", nil)
-		}
-		rec.trial = &n
-	}
-	no, ok := s.int(slotTurnNo)
-	if !ok {
-		return bad(ColTurnNo, "turn_no is null", "give every row a turn_no (1, 2, 3, ...)", nil)
-	}
-	if no < 1 || no > math.MaxInt32 {
-		return bad(ColTurnNo, fmt.Sprintf("turn_no %d is out of range", no), "number turns from 1", nil)
-	}
-	t.TurnNo = int(no)
-	roleText, ok := s.str(slotTurn)
-	role, known := parseRole(roleText)
-	if !ok || !known {
-		if !ok {
-			roleText = "null"
-		} else {
-			roleText = strconv.Quote(roleText)
-		}
-		return bad(ColTurn, "unknown role "+roleText, "use Agent (a reply), Tool (a tool call) or User (context)", nil)
-	}
-	t.Role = role
-
-	goldResp, hasGoldResp := s.str(slotGoldResponse)
-	predResp, hasPredResp := s.str(slotPredictResponse)
-	if text, ok := s.str(slotTools); ok {
-		rec.tools = text
-	}
-	noCall, _ := s.bool(slotGoldNoCall)
-	if noCall && role != metrics.RoleTool {
-		return bad(ColGoldNoCall, fmt.Sprintf("gold_no_call is true on a %s turn", role), "set gold_no_call only on Tool turns", nil)
-	}
-	if role == metrics.RoleTool {
-		var err error
-		var errCol string
-		t.HasGold, t.Gold, errCol, err = s.call(slotGoldToolID, slotGoldAction, slotGoldArgs)
-		if err != nil {
-			return bad(errCol, "bad args JSON", "store args as the text of a JSON object, e.g. {\"city\": \"Paris\"}", err)
-		}
-		if noCall && t.HasGold {
-			return bad(ColGoldNoCall, "gold_no_call is true but the row has a gold call", "leave gold_tool_id, gold_action and gold_args null when no call is expected", nil)
-		}
-		t.HasGold, t.GoldNoCall = t.HasGold || noCall, noCall
-		if t.HasGold && !noCall {
-			if err := metrics.ValidateGoldArgs(t.Gold.Args); err != nil {
-				return bad(ColGoldArgs, "bad alternatives spec", `write {"$any": [v1, v2], "$optional": true}`, err)
-			}
-		}
-		t.HasPredict, t.Predict, _, err = s.call(slotPredictToolID, slotPredictAction, slotPredictArgs)
-		if err != nil {
-			// The agent's malformed output: judged unparseable_arguments.
-			t.Predict.UnparsedArgs, err = s.argsText(slotPredictArgs), nil
-		}
-		if !t.HasGold && !t.HasPredict {
-			fix := "set gold_tool_id/gold_action/gold_args or predict_tool_id/predict_action/predict_args"
-			if hasGoldResp || hasPredResp {
-				fix = "the row has a response but turn is Tool: set turn to Agent for a reply"
-			}
-			return bad(ColTurn, "tool turn has neither a gold nor a predicted call", fix, nil)
-		}
-	} else {
-		t.HasGold, t.GoldResponse = hasGoldResp, goldResp
-		t.HasPredict, t.PredictResponse = hasPredResp, predResp
-		if !t.HasGold && !t.HasPredict {
-			return bad(ColGoldResponse, fmt.Sprintf("%s turn has neither gold_response nor predict_response", role),
-				"set gold_response (expected) and/or predict_response (actual); for a tool call set turn to Tool", nil)
-		}
-	}
-
-	t.Tags = s.strList(slotTags)
-	deps, err := s.intList(slotDependsOn)
-	if err != nil {
-		return bad(ColDependsOn, err.Error(), "list turn numbers (>= 1) of earlier turns", nil)
-	}
-	t.DependsOn = deps
-	if b, ok := s.bool(slotHumanLabel); ok {
-		t.HumanLabel = &b
-	}
-	if f, ok := s.float(slotHumanScore); ok {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return bad(ColHumanScore, fmt.Sprintf("human_score is %v", f), "use a finite number or null", nil)
-		}
-		t.HumanScore = &f
-	}
-	if f, ok := s.float(slotWeight); ok {
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return bad(ColWeight, fmt.Sprintf("weight is %v", f), "use a finite weight >= 0, or null for 1", nil)
-		}
-		t.Weight = &f
-	}
-	if b, ok := s.bool(slotCritical); ok {
-		t.Critical = b
-	}
-	if f, ok := s.float(slotLatencyMS); ok {
-		if problem := checkLatency(f); problem != "" {
-			return bad(ColLatencyMS, problem, latencyFix, nil)
-		}
-		t.LatencyMS = &f
-	}
-	return rec, nil
+	return turnRec{turn: t, row: row, extra: extra, tools: tools, trial: trial}, nil
 }
 
-// call decodes one side of a tool call; the side is present when any of
-// its three columns is non-null.
-func (s *parquetSource) call(toolSlot, actionSlot, argsSlot int) (bool, metrics.Call, string, error) {
-	tool, hasTool := s.str(toolSlot)
-	action, hasAction := s.str(actionSlot)
-	argsText, hasArgs := s.str(argsSlot)
-	if !hasTool && !hasAction && !hasArgs {
-		return false, metrics.Call{}, "", nil
-	}
-	c := metrics.Call{}
-	c.ToolID, c.Action = metrics.Named(tool, action)
-	args, err := DecodeArgs(argsText)
-	if err != nil {
-		return true, c, columns[argsSlot].name, err
-	}
-	c.Args = args
-	return true, c, "", nil
-}
-
-// argsText is the args column's text, kept as it is.
-func (s *parquetSource) argsText(slot int) string {
-	text, _ := s.str(slot)
-	return text
+// invalid locates what validate found wrong at a row, naming the column
+// as the file does (--map).
+func (s *parquetSource) invalid(row int64, bad *invalid) error {
+	return rowError(s.path, row, 0, s.opts.Mapping.source(bad.col), bad.problem, bad.fix, bad.err)
 }
 
 func (s *parquetSource) value(slot int) (parquet.Value, bool) {
@@ -622,47 +509,47 @@ func (s *parquetSource) value(slot int) (parquet.Value, bool) {
 	return vs[0], true
 }
 
-func (s *parquetSource) str(slot int) (string, bool) {
+func (s *parquetSource) str(slot int) opt[string] {
 	v, ok := s.value(slot)
 	if !ok {
-		return "", false
+		return opt[string]{}
 	}
-	return string(appendID(nil, v)), true
+	return some(string(appendID(nil, v)))
 }
 
-func (s *parquetSource) int(slot int) (int64, bool) {
+func (s *parquetSource) int(slot int) opt[int64] {
 	v, ok := s.value(slot)
 	if !ok {
-		return 0, false
+		return opt[int64]{}
 	}
 	if v.Kind() == parquet.Int32 {
-		return int64(v.Int32()), true
+		return some(int64(v.Int32()))
 	}
-	return v.Int64(), true
+	return some(v.Int64())
 }
 
-func (s *parquetSource) bool(slot int) (bool, bool) {
+func (s *parquetSource) bool(slot int) opt[bool] {
 	v, ok := s.value(slot)
 	if !ok {
-		return false, false
+		return opt[bool]{}
 	}
-	return v.Boolean(), true
+	return some(v.Boolean())
 }
 
-func (s *parquetSource) float(slot int) (float64, bool) {
+func (s *parquetSource) float(slot int) opt[float64] {
 	v, ok := s.value(slot)
 	if !ok {
-		return 0, false
+		return opt[float64]{}
 	}
 	switch v.Kind() {
 	case parquet.Float:
-		return float64(v.Float()), true
+		return some(float64(v.Float()))
 	case parquet.Int32:
-		return float64(v.Int32()), true
+		return some(float64(v.Int32()))
 	case parquet.Int64:
-		return float64(v.Int64()), true
+		return some(float64(v.Int64()))
 	}
-	return v.Double(), true
+	return some(v.Double())
 }
 
 // listValues returns the non-null elements of a list slot and whether the
@@ -697,23 +584,19 @@ func (s *parquetSource) strList(slot int) []string {
 	return out
 }
 
-func (s *parquetSource) intList(slot int) ([]int, error) {
+func (s *parquetSource) intList(slot int) opt[[]int64] {
 	vs, null := s.listValues(slot)
 	if null {
-		return nil, nil
+		return opt[[]int64]{}
 	}
-	out := make([]int, len(vs))
+	out := make([]int64, len(vs))
 	for i, v := range vs {
-		n := v.Int64()
+		out[i] = v.Int64()
 		if v.Kind() == parquet.Int32 {
-			n = int64(v.Int32())
+			out[i] = int64(v.Int32())
 		}
-		if n < 1 || n > math.MaxInt32 {
-			return nil, fmt.Errorf("depends_on has turn number %d", n)
-		}
-		out[i] = int(n)
 	}
-	return out, nil
+	return some(out)
 }
 
 // groupConsecutive turns a stream of rows into dialogs, cutting where the

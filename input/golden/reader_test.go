@@ -226,7 +226,7 @@ func TestMalformed(t *testing.T) {
 		"not_golden.csv":          {sentinel: ErrCorrupt, text: []string{"not_golden.csv", "PAR1"}},
 		"missing_columns.parquet": {sentinel: ErrMissingColumn, text: []string{"gold_response", "predict_args", "expected_arguments", "--map"}},
 		"wrong_type.parquet":      {sentinel: ErrMissingColumn, text: []string{"turn_no", "int32 or int64", "STRING"}},
-		"bad_args.parquet":        {sentinel: ErrInvalidRow, row: 1, column: "gold_args", text: []string{"bad args JSON", "invalid character", "fix:"}},
+		"bad_args.parquet":        {sentinel: ErrInvalidRow, row: 1, column: "gold_args", text: []string{"bad args", "invalid character", "fix:"}},
 		"args_not_object.parquet": {sentinel: ErrInvalidRow, row: 1, column: "gold_args", text: []string{"must be a JSON object, got an array"}},
 		"duplicate_turn.parquet":  {sentinel: ErrInvalidRow, row: 1, column: "turn_no", text: []string{"duplicate turn_no 1", "row 0"}},
 		"unknown_role.parquet":    {sentinel: ErrInvalidRow, row: 1, column: "turn", text: []string{`"Assistant"`, "Agent"}},
@@ -432,29 +432,11 @@ func TestNextAfterCancel(t *testing.T) {
 	}
 }
 
-// optionalRow has every canonical column optional, as pyarrow writes them.
-type optionalRow struct {
-	DialogID        *string  `parquet:"dialog_id,optional"`
-	TurnNo          *int64   `parquet:"turn_no,optional"`
-	Turn            *string  `parquet:"turn,optional"`
-	GoldResponse    *string  `parquet:"gold_response,optional"`
-	PredictResponse *string  `parquet:"predict_response,optional"`
-	GoldToolID      *string  `parquet:"gold_tool_id,optional"`
-	GoldAction      *string  `parquet:"gold_action,optional"`
-	GoldArgs        *string  `parquet:"gold_args,optional"`
-	PredictToolID   *string  `parquet:"predict_tool_id,optional"`
-	PredictAction   *string  `parquet:"predict_action,optional"`
-	PredictArgs     *string  `parquet:"predict_args,optional"`
-	Critical        *bool    `parquet:"critical,optional"`
-	LatencyMS       *float32 `parquet:"latency_ms,optional"`
-}
-
 func TestOptionalColumnsAndNulls(t *testing.T) {
-	one, two := int64(1), int64(2)
-	lat := float32(12.5)
-	good := []optionalRow{
-		{DialogID: sp("d"), TurnNo: &one, Turn: sp("Tool"), GoldToolID: sp("t"), PredictAction: sp("a"), LatencyMS: &lat},
-		{DialogID: sp("d"), TurnNo: &two, Turn: sp("Agent"), PredictResponse: sp("")},
+	// anyRow has every canonical column optional, as pyarrow writes them.
+	good := []anyRow{
+		{DialogID: sp("d"), TurnNo: ip(1), Turn: sp("Tool"), GoldToolID: sp("t"), PredictAction: sp("a"), LatencyMS: fp(12.5)},
+		{DialogID: sp("d"), TurnNo: ip(2), Turn: sp("Agent"), PredictResponse: sp("")},
 	}
 	path := filepath.Join(t.TempDir(), "opt.parquet")
 	writeRows(t, path, good, 10)
@@ -473,12 +455,11 @@ func TestOptionalColumnsAndNulls(t *testing.T) {
 		t.Errorf("turn 2 (unexpected, empty reply) = %+v", t2)
 	}
 
-	for name, mut := range map[string]func(*optionalRow){
-		"dialog_id": func(r *optionalRow) { r.DialogID = nil },
-		"turn_no":   func(r *optionalRow) { r.TurnNo = nil },
-		"turn":      func(r *optionalRow) { r.Turn = nil },
+	for name, mut := range map[string]func(*anyRow){
+		"dialog_id": func(r *anyRow) { r.DialogID = nil },
+		"turn_no":   func(r *anyRow) { r.TurnNo = nil },
 	} {
-		rows := append([]optionalRow(nil), good...)
+		rows := append([]anyRow(nil), good...)
 		mut(&rows[1])
 		path := filepath.Join(t.TempDir(), name+".parquet")
 		writeRows(t, path, rows, 10)
@@ -486,6 +467,17 @@ func TestOptionalColumnsAndNulls(t *testing.T) {
 		if err := readErr(path); !errors.As(err, &re) || re.Field != name || re.Row != 1 {
 			t.Errorf("null %s: err = %v", name, err)
 		}
+	}
+
+	// A null role is inferred from the sides, as for a JSON turn without
+	// "turn": row 1 has a reply, so it is an Agent turn.
+	inferred := append([]anyRow(nil), good...)
+	inferred[1].Turn = nil
+	path = filepath.Join(t.TempDir(), "turn.parquet")
+	writeRows(t, path, inferred, 10)
+	ds, _ := readAll(t, path, ReadOptions{})
+	if got := ds[0].Turns[1].Role; got != metrics.RoleAgent {
+		t.Errorf("null turn: role %q, want it inferred as Agent", got)
 	}
 }
 

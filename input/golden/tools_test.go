@@ -148,9 +148,9 @@ func TestToolsPerRow(t *testing.T) {
 		{"bad definitions", mk(call(1, sp(`[{"name": "f", "parameters": {"type": "text"}}]`), `{"x": 1}`)), ReadOptions{}, 0, ColTools,
 			`bad tool definitions: tools: row 0, line 1, field parameters.type: unknown type "text"`},
 		{"no call with a call", mk(Row{DialogID: "d", TurnNo: 1, Turn: "Tool", GoldAction: sp("f"), GoldNoCall: func() *bool { b := true; return &b }()}),
-			ReadOptions{}, 0, ColGoldNoCall, "gold_no_call is true but the row has a gold call"},
+			ReadOptions{}, 0, ColGoldNoCall, "gold_no_call is true but the gold side has a call or a response"},
 		{"no call on a reply", mk(Row{DialogID: "d", TurnNo: 1, Turn: "Agent", GoldResponse: sp("hi"), GoldNoCall: func() *bool { b := true; return &b }()}),
-			ReadOptions{}, 0, ColGoldNoCall, "gold_no_call is true on a Agent turn"},
+			ReadOptions{}, 0, ColGoldNoCall, "gold_no_call is true on an Agent turn"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
@@ -226,8 +226,8 @@ func TestReadToolsJSONErrors(t *testing.T) {
 		{"bad tools", `{"dialog_id": "d", "tools": [{"name": 1}], "turns": [{"turn_no": 1, "gold_turn": {"response": "x"}}]}`, "tools", "bad tool definitions"},
 		{"no_call false", `{"dialog_id": "d", "turns": [{"turn_no": 1, "gold_turn": {"no_call": false}}]}`, "turns[0].gold_turn.no_call", "no_call must be true"},
 		{"no_call predicted", `{"dialog_id": "d", "turns": [{"turn_no": 1, "gold_turn": {"action": "a"}, "predict_turn": {"no_call": true}}]}`, "turns[0].predict_turn.no_call", "in a gold_turn"},
-		{"no_call beside a call", `{"dialog_id": "d", "turns": [{"turn_no": 1, "gold_turn": {"no_call": true, "action": "a"}}]}`, "turns[0].gold_turn.no_call", "beside a call"},
-		{"no_call on Agent", `{"dialog_id": "d", "turns": [{"turn_no": 1, "turn": "Agent", "gold_turn": {"no_call": true}}]}`, "turns[0].gold_turn.no_call", "a Agent turn has no_call"},
+		{"no_call beside a call", `{"dialog_id": "d", "turns": [{"turn_no": 1, "gold_turn": {"no_call": true, "action": "a"}}]}`, "turns[0].gold_turn.no_call", "gold_no_call is true but the gold side has a call or a response"},
+		{"no_call on Agent", `{"dialog_id": "d", "turns": [{"turn_no": 1, "turn": "Agent", "gold_turn": {"no_call": true}}]}`, "turns[0].gold_turn.no_call", "gold_no_call is true on an Agent turn"},
 		{"gold args text", `{"dialog_id": "d", "turns": [{"turn_no": 1, "gold_turn": {"action": "a", "args": "{"}}]}`, "turns[0].gold_turn.args", "bad args"},
 	}
 	for _, tt := range tests {

@@ -108,4 +108,3 @@ func sourcesOf(ctx context.Context, j *predictions.Joiner, id string, trial *int
 		return conv, func(n int) (Source, bool) { s, ok := byTurn[n]; return s, ok && s.TraceID != "" }, nil
 	}
 }
-
