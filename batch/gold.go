@@ -49,6 +49,9 @@ func ReadGold(ctx context.Context, path string, opts golden.ReadOptions) (*Gold,
 	}()
 	defer func() { close(dialogs); <-counted }()
 	for d, err := range r.All(ctx) {
+		if errors.Is(err, badinput.ErrInvalid) || ctx.Err() != nil {
+			return nil, err // names the file, row and field, as the scoring pass would
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading the gold side of %s: %w", path, err)
 		}

@@ -1,7 +1,5 @@
 package golden
 
-import ()
-
 // MaxLatencyMS is the largest latency_ms a turn may have: 1e12 ms, about
 // 31 years. A dialog's latency is the sum of its turns', so with every
 // turn below it the sum stays finite however long the dialog (a sum of
