@@ -70,7 +70,7 @@ type runState struct {
 	scorerPairs atomic.Int64
 	scorerNanos atomic.Int64
 	unscored    unscoredCounts
-	judgeNanos  atomic.Int64
+	metricNanos atomic.Int64      // time in the metric besides the scorer (summary.json: timings_seconds.metric)
 	judgeBefore rundir.JudgeUsage // paid by the earlier invocations of a resumed run
 	start       time.Time
 
@@ -232,11 +232,11 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	if o.EmbeddingUsage != nil {
 		sum.Embedding = st.embeddingUsage(stats.TurnsDone - stats.ResumedTurns)
 	}
-	sum.Timings["scorer"] = time.Duration(st.scorerNanos.Load()).Seconds()
-	sum.Timings["judge"] = time.Duration(st.judgeNanos.Load()).Seconds()
-	sum.Timings["replay"] = replayTime.Seconds()
-	sum.Timings["commit"] = time.Since(commitStart).Seconds()
-	sum.Timings["total"] = time.Since(st.start).Seconds()
+	sum.Timings[rundir.TimingScorer] = time.Duration(st.scorerNanos.Load()).Seconds()
+	sum.Timings[rundir.TimingMetric] = time.Duration(st.metricNanos.Load()).Seconds()
+	sum.Timings[rundir.TimingReplay] = replayTime.Seconds()
+	sum.Timings[rundir.TimingCommit] = time.Since(commitStart).Seconds()
+	sum.Timings[rundir.TimingTotal] = time.Since(st.start).Seconds()
 	if err := rundir.WriteSummary(outDir, sum, wrap); err != nil {
 		// Without summary.json the data files are not a run: remove them;
 		// the checkpoint stays, so --resume replays it and finishes.
@@ -512,7 +512,7 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 		c.judged[i] = j
 	}
 	c.items = nil
-	st.judgeNanos.Add(int64(time.Since(t0) - timed.elapsed))
+	st.metricNanos.Add(int64(time.Since(t0) - timed.elapsed))
 	return nil
 }
 

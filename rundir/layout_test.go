@@ -47,6 +47,10 @@ func TestReadsOlderLayout(t *testing.T) {
 			if !slices.Equal(extras, c.extras) {
 				t.Errorf("extra columns %v, want %v", extras, c.extras)
 			}
+			// The metric's time was called "judge" then: it reads as metric.
+			if _, old := sum.Timings["judge"]; old || sum.Timings[rundir.TimingMetric] <= 0 {
+				t.Errorf("timings %v: want the old judge timing read as %s", sum.Timings, rundir.TimingMetric)
+			}
 			for _, d := range dialogs {
 				if d.Trial != nil || d.TaskTrials != nil || d.TaskPassed != nil || len(d.TaskPassAtK) != 0 || len(d.TaskPassHatK) != 0 || d.TaskFlaky != nil {
 					t.Errorf("dialog %s of an older run has trial or task figures: %+v", d.DialogID, d)

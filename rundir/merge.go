@@ -155,8 +155,8 @@ func Merge(ctx context.Context, opts MergeOptions, outDir string, shardDirs ...s
 	if err := w.CommitData(); err != nil {
 		return nil, err
 	}
-	sum.Timings["merge"] = time.Since(start).Seconds()
-	sum.Timings["total"] = sum.Timings["merge"]
+	sum.Timings[TimingMerge] = time.Since(start).Seconds()
+	sum.Timings[TimingTotal] = sum.Timings[TimingMerge]
 	if err := WriteSummary(dir, sum, nil); err != nil {
 		return nil, err
 	}

@@ -75,6 +75,8 @@ type Summary struct {
 	// invocations are not in it; a merge has none).
 	Embedding *EmbeddingUsage `json:"embedding,omitempty"`
 
+	// Timings is where the invocation's time went, in seconds, by the
+	// names below (TimingTotal, ...): what each measures is said there.
 	Timings map[string]float64 `json:"timings_seconds"`
 }
 
@@ -95,6 +97,42 @@ func (r *ReadOnlyCounts) Rows() int {
 	}
 	return r.Turns
 }
+
+// The timings of summary.json (Summary.Timings), in seconds. A run reports
+// total, scorer, metric, replay and commit; a merge, merge and total.
+// Scorer and metric add up the time of the workers' calls, which run side
+// by side: with several workers they can exceed total.
+const (
+	// TimingTotal is the wall time of this invocation of aem run (of aem
+	// merge for a merged run): a resumed run counts only its last one.
+	TimingTotal = "total"
+	// TimingScorer is the time spent waiting on the scorer (the embedding
+	// model, the lexical scorer, the judge) for the similarities of the
+	// dialogs' comparisons, summed over the workers' calls.
+	TimingScorer = "scorer"
+	// TimingMetric is the time spent in the metric itself besides the
+	// scorer: planning the comparisons, the checks that decide each
+	// turn's verdict and the composition into dialog scores, and turning
+	// verdicts into rows, summed over the workers. Runs written before
+	// this name called it "judge" (ReadSummary renames it).
+	TimingMetric = "metric"
+	// TimingReplay is the time a resumed run spent copying the dialogs of
+	// its checkpoint into the final files (about 0 on a fresh run).
+	TimingReplay = "replay"
+	// TimingCommit is the time spent committing the final files (closing
+	// the Parquet files, renaming them into place) before summary.json.
+	TimingCommit = "commit"
+	// TimingMerge is the time aem merge spent combining the shards.
+	TimingMerge = "merge"
+)
+
+// TimingNames lists the timings a summary may hold.
+func TimingNames() []string {
+	return []string{TimingTotal, TimingScorer, TimingMetric, TimingReplay, TimingCommit, TimingMerge}
+}
+
+// timingRenamed maps the old names of timings to the current ones.
+var timingRenamed = map[string]string{"judge": TimingMetric}
 
 // ReasonCount splits the failures of one reason into root causes and cascades.
 type ReasonCount struct {
@@ -459,6 +497,14 @@ func ReadSummary(dir string) (*Summary, error) {
 	}
 	if s.MetricVersion == 0 {
 		s.MetricVersion = metrics.VersionUnrecorded
+	}
+	for old, name := range timingRenamed {
+		if v, ok := s.Timings[old]; ok {
+			if _, now := s.Timings[name]; !now {
+				s.Timings[name] = v
+			}
+			delete(s.Timings, old)
+		}
 	}
 	return &s, nil
 }
