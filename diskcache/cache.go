@@ -29,8 +29,8 @@ var (
 
 // Options configures Open.
 type Options struct {
-	// MaxBytes bounds the cache's files; past it the oldest segments are
-	// deleted (see the package doc).
+	// MaxBytes bounds the cache's files (it must be positive); past it the
+	// oldest segments are deleted (see the package doc).
 	MaxBytes int64
 	// LockTimeout is how long Open waits for another holder of the
 	// directory's lock; 0 waits forever.
@@ -113,6 +113,9 @@ func Key(parts ...string) [32]byte {
 // found. It fails when the directory cannot be created or locked
 // (ErrLocked after Options.LockTimeout).
 func Open(dir string, o Options) (*Cache, error) {
+	if o.MaxBytes <= 0 {
+		return nil, fmt.Errorf("opening the cache %s: a bound of %d bytes: it must be positive", dir, o.MaxBytes)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the cache directory %s: %w", dir, err)
 	}

@@ -123,6 +123,9 @@ func TestRoundTrip(t *testing.T) {
 	if err := c.Put([][32]byte{keyOf(1)}, nil); err == nil {
 		t.Error("Put accepted 1 key with 0 payloads")
 	}
+	if _, err := Open(t.TempDir(), Options{}); err == nil {
+		t.Error("Open accepted a bound of 0 bytes")
+	}
 	if err := c.Put([][32]byte{keyOf(1)}, [][]byte{make([]byte, MaxPayload+1)}); err == nil {
 		t.Error("Put accepted a payload over MaxPayload")
 	}
@@ -471,33 +474,36 @@ func TestFullDisk(t *testing.T) {
 	}
 }
 
-// A process killed in the middle of writing leaves a cache that opens
-// and whose every entry is intact; the next writes go on from there.
+// A process killed in the middle of writing (appending, sealing a
+// segment, starting one, deleting the oldest) leaves a cache that opens,
+// whose every entry is intact and within the bound; the next writes go on
+// from there.
 func TestSurvivesKill(t *testing.T) {
 	if os.Getenv("AEM_DISKCACHE_WRITER") != "" {
 		return // this is the child's copy of the test; the writer is TestCacheWriterChild
 	}
-	for round := range 3 {
+	for round := range 2 {
 		dir := t.TempDir()
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCacheWriterChild$")
 		cmd.Env = append(os.Environ(), "AEM_DISKCACHE_WRITER="+dir)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Let it write for a while (past a segment or two), then kill it.
-		deadline := time.Now().Add(20 * time.Second)
-		for dirBytesQuiet(dir) < int64(1+round)<<20 {
+		// Let it write past the bound (the oldest segments deleted),
+		// then kill it.
+		deadline := time.Now().Add(60 * time.Second)
+		for !fileExists(filepath.Join(dir, segName(uint32(18+9*round)))) {
 			if time.Now().After(deadline) {
 				cmd.Process.Kill()
 				t.Fatal("child never wrote")
 			}
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(time.Millisecond)
 		}
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
 		cmd.Wait()
-		c := open(t, dir, 64<<20)
+		c := open(t, dir, killBound)
 		good, bad, err := c.Check()
 		if err != nil || good == 0 || bad != 0 {
 			t.Fatalf("round %d: %d good, %d bad, %v", round, good, bad, err)
@@ -505,9 +511,12 @@ func TestSurvivesKill(t *testing.T) {
 		if found, corrupt := lookup(t, c, 0, 200_000); found < good || corrupt != 0 {
 			t.Fatalf("round %d: found %d of %d, corrupt %d", round, found, good, corrupt)
 		}
+		if b, _ := c.Size(); b > killBound || fileExists(filepath.Join(dir, segName(1))) {
+			t.Errorf("round %d: %d bytes (bound %d), segment 1 there: %v; want the oldest deleted", round, b, killBound, fileExists(filepath.Join(dir, segName(1))))
+		}
 		put(t, c, 300_000, 300_100)
 		c.Close()
-		c = open(t, dir, 64<<20)
+		c = open(t, dir, killBound)
 		if found, _ := lookup(t, c, 300_000, 300_100); found != 100 {
 			t.Errorf("round %d: the writes after the kill: found %d of 100", round, found)
 		}
@@ -515,15 +524,9 @@ func TestSurvivesKill(t *testing.T) {
 	}
 }
 
-func dirBytesQuiet(dir string) (n int64) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if info, err := e.Info(); err == nil {
-			n += info.Size()
-		}
-	}
-	return n
-}
+// killBound is the bound TestCacheWriterChild writes under: 128 KiB
+// segments, the oldest deleted from the 16th on.
+const killBound = 2 << 20
 
 // TestCacheWriterChild writes to a cache until killed; it does nothing
 // unless started by TestSurvivesKill.
@@ -532,8 +535,7 @@ func TestCacheWriterChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process for TestSurvivesKill")
 	}
-	c := open(t, dir, 64<<20) // 4 MiB segments
-	c.segSize = 512 << 10
+	c := open(t, dir, killBound)
 	for i := 0; i < 200_000; i += 64 {
 		put(t, c, i, i+64)
 	}
