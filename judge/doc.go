@@ -38,7 +38,7 @@
 // sweep). The reason comes first in the schema: the model writes it
 // before deciding. A malformed answer
 // is asked again once, with what was wrong; a second one is a judge error on
-// that comparison (Verdict.Err, ErrMalformedAnswer), and so is a comparison
+// that comparison (Result.Err, ErrMalformedAnswer), and so is a comparison
 // the endpoint declines (past the model's context, a refusal: ErrRefused).
 // The run goes on; judge errors are counted and never cached.
 //

@@ -17,12 +17,12 @@ var (
 
 	// ErrMalformedAnswer: the model's answer to one comparison was not the
 	// JSON object asked for, twice. It is a judge error on that comparison
-	// (Verdict.Err), not a failure of the run.
+	// (Result.Err), not a failure of the run.
 	ErrMalformedAnswer = errors.New("malformed judge answer")
 
 	// ErrRefused: the endpoint declined one comparison (the input is past
 	// the model's context, or the model refused to answer). It is a judge
-	// error on that comparison (Verdict.Err), not a failure of the run.
+	// error on that comparison (Result.Err), not a failure of the run.
 	ErrRefused = errors.New("judge declined the comparison")
 
 	// ErrInvalidOptions: Options.Validate found a bad setting.

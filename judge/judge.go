@@ -41,8 +41,8 @@ type counters struct {
 	lastCacheErr                           atomic.Value // string
 }
 
-// Verdict is the judge's outcome for one Comparison.
-type Verdict struct {
+// Result is the judge's outcome for one Comparison.
+type Result struct {
 	Answer
 	// Cached is true when the answer came from the cache (no call made).
 	Cached bool
@@ -94,18 +94,18 @@ func (j *Judge) noteCacheErr(err error) {
 	j.st.lastCacheErr.Store(err.Error())
 }
 
-// Compare judges each comparison and returns one Verdict per comparison,
-// in order. A comparison the judge could not answer has Verdict.Err set and
+// Compare judges each comparison and returns one Result per comparison,
+// in order. A comparison the judge could not answer has Result.Err set and
 // the others go on. The error is for the whole call: ErrBudget (nothing
 // more is sent; what was answered is cached), ErrEndpoint, a bad Kind, or
 // the context's error.
-func (j *Judge) Compare(ctx context.Context, cs []Comparison) ([]Verdict, error) {
+func (j *Judge) Compare(ctx context.Context, cs []Comparison) ([]Result, error) {
 	for i, c := range cs {
 		if err := c.validate(); err != nil {
 			return nil, fmt.Errorf("comparison %d (%s): %w", i, c.Field, err)
 		}
 	}
-	out := make([]Verdict, len(cs))
+	out := make([]Result, len(cs))
 	// No shared cancellation: after a failure (the budget, say), requests
 	// already sent finish and their answers are cached; nothing new starts.
 	var g errgroup.Group
@@ -136,22 +136,22 @@ func (j *Judge) Compare(ctx context.Context, cs []Comparison) ([]Verdict, error)
 
 // one judges one comparison: from the cache, or by joining the same
 // comparison in flight, or by asking the endpoint.
-func (j *Judge) one(ctx context.Context, c Comparison) (Verdict, error) {
+func (j *Judge) one(ctx context.Context, c Comparison) (Result, error) {
 	j.st.comparisons.Add(1)
 	c = c.asked()
 	key := cacheKey(j.o.Model, c)
 	if a, ok := j.lookup(key); ok {
 		j.st.cacheHits.Add(1)
-		return Verdict{Answer: a, Cached: true}, nil
+		return Result{Answer: a, Cached: true}, nil
 	}
 	v, err, _ := j.flight.Do(string(key[:]), func() (any, error) {
 		if a, ok := j.lookup(key); ok { // answered while this call waited
-			return Verdict{Answer: a, Cached: true}, nil
+			return Result{Answer: a, Cached: true}, nil
 		}
 		a, err := j.ask(ctx, c)
 		if errors.Is(err, ErrMalformedAnswer) || errors.Is(err, ErrRefused) {
 			j.st.errors.Add(1)
-			return Verdict{Err: err}, nil
+			return Result{Err: err}, nil
 		}
 		if err != nil {
 			return nil, err
@@ -160,12 +160,12 @@ func (j *Judge) one(ctx context.Context, c Comparison) (Verdict, error) {
 		if err := j.store.put(key, a); err != nil {
 			j.noteCacheErr(err) // the answer stands; the next run asks again
 		}
-		return Verdict{Answer: a}, nil
+		return Result{Answer: a}, nil
 	})
 	if err != nil {
-		return Verdict{}, err
+		return Result{}, err
 	}
-	return v.(Verdict), nil
+	return v.(Result), nil
 }
 
 // lookup reads the cache; a damaged entry or a failing read is a miss.
@@ -239,7 +239,7 @@ type Stats struct {
 	Comparisons      int64         // comparisons asked about, cache hits included
 	CacheHits        int64         // answered from the cache, no call made
 	Judged           int64         // answered by the endpoint
-	Errors           int64         // judge errors (Verdict.Err): malformed twice, declined
+	Errors           int64         // judge errors (Result.Err): malformed twice, declined
 	Calls            int64         // HTTP requests sent, retries and repair requests included
 	Retries          int64         // requests retried after 429, 5xx, timeouts or connection errors
 	PromptTokens     int64         // as the endpoint reported them

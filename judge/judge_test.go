@@ -38,7 +38,7 @@ func TestExactRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (judge.Verdict{Answer: judge.Answer{Equivalent: true, Score: 0.95, Reason: "NYC is New York City."}}); !cmp.Equal(vs[0], want) {
+	if want := (judge.Result{Answer: judge.Answer{Equivalent: true, Score: 0.95, Reason: "NYC is New York City."}}); !cmp.Equal(vs[0], want) {
 		t.Errorf("verdict 0: %+v, want %+v", vs[0], want)
 	}
 	if vs[1].Equivalent || vs[1].Score != 0.1 || vs[1].Err != nil {
@@ -301,7 +301,7 @@ func TestDeclined(t *testing.T) {
 			f := newServer(t)
 			f.Fail(tc.f)
 			j, _ := newTestJudge(t, f)
-			var vs []judge.Verdict
+			var vs []judge.Result
 			for _, c := range []judge.Comparison{value("a", "b"), value("c", "d")} {
 				v, err := j.Compare(context.Background(), []judge.Comparison{c})
 				if err != nil {
@@ -602,7 +602,7 @@ func TestSecretNeverInOutputs(t *testing.T) {
 		return judgetest.Fault{Status: status, Body: judgetest.ErrorBody("Incorrect API key provided: "+key+" (and "+key[:12]+"****)", "invalid_request_error", key, key)}
 	}
 	var outputs []string
-	record := func(vs []judge.Verdict, err error, j *judge.Judge) {
+	record := func(vs []judge.Result, err error, j *judge.Judge) {
 		outputs = append(outputs, fmt.Sprintf("%v %+v %#v %s", err, vs, j.Stats(), j.ID()))
 		for _, v := range vs {
 			if v.Err != nil {

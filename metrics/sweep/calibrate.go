@@ -735,7 +735,7 @@ func fitGroupComposite(s []Sample, in Input, opts Options) (*composite.Model, er
 	return comp.model, nil
 }
 
-func agreement(ctx context.Context, v []Verdict, opts Options) (*Agreement, error) {
+func agreement(ctx context.Context, v []LabelledVerdict, opts Options) (*Agreement, error) {
 	if len(v) == 0 {
 		return nil, nil
 	}

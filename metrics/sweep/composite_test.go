@@ -189,7 +189,7 @@ func TestWeakAtTheEdge(t *testing.T) {
 }
 
 func TestAgreementByKind(t *testing.T) {
-	v := []Verdict{
+	v := []LabelledVerdict{
 		{Group: "a", Kind: "action", Auto: true, Human: true},
 		{Group: "a", Kind: "action", Auto: false, Human: true},
 		{Group: "b", Kind: "response", Auto: false, Human: false},
@@ -246,14 +246,14 @@ func TestRefusalsSayWhereTheLabelsWent(t *testing.T) {
 	cov := func(g string, label bool) Sample {
 		return Sample{Group: g, SubMetric: metrics.SubCompleteResponse, Score: 0.5, HasLabel: true, Label: label, Ref: g + " turn 2"}
 	}
-	verdicts := func(s []Sample, extra ...Verdict) []Verdict {
-		var v []Verdict
+	verdicts := func(s []Sample, extra ...LabelledVerdict) []LabelledVerdict {
+		var v []LabelledVerdict
 		for _, x := range s {
-			v = append(v, Verdict{Group: x.Group, Ref: x.Ref, Human: x.Label})
+			v = append(v, LabelledVerdict{Group: x.Group, Ref: x.Ref, Human: x.Label})
 		}
 		return append(v, extra...)
 	}
-	left := []Verdict{{Group: "x", Ref: "x turn 5", Human: false}, {Group: "y", Ref: "y turn 5", Human: false}, {Group: "y", Ref: "y turn 6", Human: true}}
+	left := []LabelledVerdict{{Group: "x", Ref: "x turn 5", Human: false}, {Group: "y", Ref: "y turn 5", Human: false}, {Group: "y", Ref: "y turn 6", Human: true}}
 	excluded := map[string]int{"no semantic comparison (exact or typed matches only)": 3}
 
 	oneClass := []Sample{sim("a", true), sim("b", true), sim("c", true), cov("a", false), cov("b", false)}

@@ -38,8 +38,8 @@ type VerdictFigures struct {
 }
 
 // judgeAgreement compares the verdicts that carry the first scorer's
-// (Verdict.First); nil when none does (the run was not judged).
-func judgeAgreement(ctx context.Context, vs []Verdict, opts Options) (*JudgeAgreement, error) {
+// (LabelledVerdict.First); nil when none does (the run was not judged).
+func judgeAgreement(ctx context.Context, vs []LabelledVerdict, opts Options) (*JudgeAgreement, error) {
 	var judged, first, human []bool
 	var groups []string
 	a := &JudgeAgreement{}

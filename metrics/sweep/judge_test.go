@@ -12,12 +12,12 @@ func TestJudgeAgreementHandComputed(t *testing.T) {
 	human := []bool{P, P, P, P, P, F, F, F, F, F}
 	embed := []bool{P, P, P, F, F, P, F, F, F, F}  // TP 3, FN 2, FP 1, TN 4
 	judged := []bool{P, P, P, P, F, F, F, F, F, P} // TP 4, FN 1, FP 1, TN 4
-	var vs []Verdict
+	var vs []LabelledVerdict
 	for i := range human {
 		first := embed[i]
-		vs = append(vs, Verdict{Group: fmt.Sprintf("d%d", i/2), Ref: fmt.Sprint(i), Auto: judged[i], Human: human[i], First: &first})
+		vs = append(vs, LabelledVerdict{Group: fmt.Sprintf("d%d", i/2), Ref: fmt.Sprint(i), Auto: judged[i], Human: human[i], First: &first})
 	}
-	vs = append(vs, Verdict{Group: "unjudged", Auto: true, Human: false}) // no first verdict: left out
+	vs = append(vs, LabelledVerdict{Group: "unjudged", Auto: true, Human: false}) // no first verdict: left out
 	opts := quick()
 	a, err := judgeAgreement(context.Background(), vs, opts)
 	if err != nil {

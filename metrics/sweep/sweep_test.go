@@ -254,7 +254,7 @@ func TestCalibrateBadInput(t *testing.T) {
 	}{
 		{"no samples", Input{}, 5, ErrNoLabels},
 		{"unlabelled samples", Input{Samples: []Sample{{Group: "a", Score: 0.5}}}, 5, ErrNoLabels},
-		{"labelled turns but none semantic", Input{Verdicts: []Verdict{{Group: "a", Auto: true, Human: true}}}, 5, ErrNoLabels},
+		{"labelled turns but none semantic", Input{Verdicts: []LabelledVerdict{{Group: "a", Auto: true, Human: true}}}, 5, ErrNoLabels},
 		{"one class", Input{Samples: []Sample{lab("a", 0.9, true), lab("b", 0.2, true)}}, 5, ErrOneClass},
 		{"one dialog", Input{Samples: oneDialog}, 5, ErrTooFewLabels},
 		{"NaN score", Input{Samples: []Sample{lab("a", math.NaN(), true), lab("b", 0.2, false)}}, 5, ErrNaNScore},
@@ -344,9 +344,9 @@ func TestCorrelationHandComputed(t *testing.T) {
 func TestAgreement(t *testing.T) {
 	auto := []bool{true, true, false, false, true}
 	human := []bool{true, false, false, false, true}
-	var v []Verdict
+	var v []LabelledVerdict
 	for i := range auto {
-		v = append(v, Verdict{Group: fmt.Sprint(i), Ref: fmt.Sprintf("turn %d", i), Auto: auto[i], Human: human[i]})
+		v = append(v, LabelledVerdict{Group: fmt.Sprint(i), Ref: fmt.Sprintf("turn %d", i), Auto: auto[i], Human: human[i]})
 	}
 	a, err := agreement(context.Background(), v, quick())
 	if err != nil {

@@ -41,10 +41,11 @@ type Sample struct {
 	Ref string
 }
 
-// Verdict pairs the automatic verdict on a turn with the human one, for
-// agreement. Every human-labelled turn counts, whether or not its verdict
-// depended on the scorer.
-type Verdict struct {
+// LabelledVerdict pairs the automatic verdict on a human-labelled turn
+// with the human one, for agreement. Every human-labelled turn counts,
+// whether or not its verdict depended on the scorer. (The verdict itself
+// is metrics.Verdict; this is sweep's view of it beside a label.)
+type LabelledVerdict struct {
 	Group string
 	Ref   string
 	Kind  string // "action" or "response" (metrics.Kind), for agreement by kind
@@ -58,7 +59,7 @@ type Verdict struct {
 // Input is what Calibrate works on.
 type Input struct {
 	Samples  []Sample
-	Verdicts []Verdict
+	Verdicts []LabelledVerdict
 	// EmbeddingModel is the model whose cosines the samples hold, recorded
 	// in fitted composites.
 	EmbeddingModel composite.EmbeddingModel

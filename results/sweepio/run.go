@@ -286,7 +286,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 	}
 	if hasLabel {
 		info.LabelledTurns++
-		in.Verdicts = append(in.Verdicts, sweep.Verdict{Group: t.DialogID, Ref: ref, Kind: t.Kind, Auto: t.Pass, Human: label, First: t.EmbedPass})
+		in.Verdicts = append(in.Verdicts, sweep.LabelledVerdict{Group: t.DialogID, Ref: ref, Kind: t.Kind, Auto: t.Pass, Human: label, First: t.EmbedPass})
 	} else if hasScore {
 		info.LabelledTurns++
 	}

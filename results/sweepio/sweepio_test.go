@@ -151,7 +151,7 @@ func TestReadRunChoosesScores(t *testing.T) {
 	if !reflect.DeepEqual(in.Samples, want) {
 		t.Errorf("samples:\n got %+v\nwant %+v", in.Samples, want)
 	}
-	if len(in.Verdicts) != 3 || in.Verdicts[2] != (sweep.Verdict{Group: "b", Ref: "dialog b turn 1", Kind: "action", Auto: false, Human: false}) {
+	if len(in.Verdicts) != 3 || in.Verdicts[2] != (sweep.LabelledVerdict{Group: "b", Ref: "dialog b turn 1", Kind: "action", Auto: false, Human: false}) {
 		t.Errorf("verdicts: %+v", in.Verdicts)
 	}
 	if info.Turns != 5 || info.Scorer != "lexical" || info.LabelledTurns != 4 ||
