@@ -55,6 +55,22 @@ type Options struct {
 	// Resume continues the unfinished run checkpointed in OutDir. Without
 	// it, a checkpoint in OutDir is an error (ErrCheckpointExists).
 	Resume bool
+	// Force writes into an OutDir that is not empty and not a run
+	// directory, and removes the files derived from an earlier run there
+	// (report.html, review.jsonl, sweep/), which are refused without it
+	// (rundir.ClaimDir).
+	Force bool
+	// Inputs are the local files the run reads besides Input (thresholds,
+	// tool definitions, predictions): like Input, never written over.
+	Inputs []string
+	// Writes are the files the caller writes after the run (a report, an
+	// OpenTelemetry file): no input may be one of them, and a derived
+	// file among them is not stale.
+	Writes []string
+	// Output, when set, is OutDir already claimed by ClaimOutput with these
+	// options: Run writes into it and leaves releasing it to the caller.
+	// Nil: Run claims OutDir itself.
+	Output *rundir.Claim
 	// Shard restricts the run to one shard of the dialogs; the zero value
 	// (or Count 1) runs them all.
 	Shard rundir.Shard

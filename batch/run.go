@@ -21,6 +21,7 @@ import (
 	"github.com/aem-dev/aem/internal/safefile"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/parquet-go/parquet-go"
+	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -106,13 +107,14 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	if err != nil {
 		return nil, err
 	}
-	outDir := outLoc.Local
-	if outLoc.Remote() {
-		outDir = location.StagingDir(o.WorkDir, outLoc)
+	claim := o.Output
+	if claim == nil {
+		if claim, err = claimOutput(ctx, o, outLoc); err != nil {
+			return nil, err
+		}
+		defer func() { claim.Release(err != nil) }()
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating output directory: %w", err)
-	}
+	outDir := claim.Dir()
 
 	src, inputFP, inputPath, totalRows, cleanup, err := openSource(ctx, o)
 	if err != nil {
@@ -263,6 +265,38 @@ func run(ctx context.Context, opts Options, wrap rundir.Wrap) (sum *rundir.Summa
 	}
 	stats.Elapsed = time.Since(st.start)
 	return sum, nil
+}
+
+// ClaimOutput checks and locks the run directory Run would write
+// (rundir.ClaimDir; for a URL, rundir.CheckRemote and its staging
+// directory), for a caller to fail at once, before it opens a model or a
+// cache, when the directory is refused or another process writes it. Pass
+// the claim as Options.Output and release it when done.
+func ClaimOutput(ctx context.Context, opts Options) (*rundir.Claim, error) {
+	outLoc, err := location.Parse(opts.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	if opts.URLMux == nil {
+		opts.URLMux = blob.DefaultURLMux()
+	}
+	return claimOutput(ctx, opts, outLoc)
+}
+
+func claimOutput(ctx context.Context, o Options, outLoc location.Location) (*rundir.Claim, error) {
+	inputs := o.Inputs
+	if in, err := location.Parse(o.Input); err == nil && !in.Remote() {
+		inputs = append([]string{in.Local}, inputs...)
+	}
+	if !outLoc.Remote() {
+		return rundir.ClaimDir(outLoc.Local, rundir.ClaimOptions{Force: o.Force, Inputs: inputs, Writes: o.Writes})
+	}
+	if err := rundir.CheckRemote(ctx, o.URLMux, outLoc, o.Input, o.Force); err != nil {
+		return nil, err
+	}
+	// The staging directory is aem's own, named after the URL: only the
+	// lock and the inputs matter there.
+	return rundir.ClaimDir(location.StagingDir(o.WorkDir, outLoc), rundir.ClaimOptions{Force: true, Inputs: inputs})
 }
 
 // keepCheckpoint settles the checkpoint of a run that stopped with err. A

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/rundir"
 )
@@ -202,17 +203,16 @@ func TestValidate(t *testing.T) {
 
 func TestEmptyAndJSONInputs(t *testing.T) {
 	dir := t.TempDir()
+	// An input without turns is refused (golden.ErrEmpty, exit status 3),
+	// and the directory the run made for it is gone.
 	empty := writeGolden(t, dir, nil)
 	out := filepath.Join(dir, "empty")
-	s := mustRun(t, baseOptions(empty, out))
-	if s.Dialogs != 0 || s.Turns != 0 || s.LatencyCorrelation != nil {
-		t.Fatalf("empty input summary %+v", s)
+	if _, err := Run(context.Background(), baseOptions(empty, out)); !errors.Is(err, golden.ErrEmpty) {
+		t.Fatalf("Run of an input without turns = %v, want golden.ErrEmpty", err)
 	}
-	rd, err := rundir.Open(context.Background(), out, rundir.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the failed run left %s", out)
 	}
-	rd.Close()
 
 	// JSON Lines input (no extra columns), same results as its Parquet form.
 	ds := genDialogs(15, 30)

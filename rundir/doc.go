@@ -13,6 +13,20 @@
 //	ordinals.parquet  sharded runs only: one OrdinalRow per dialog (input
 //	                  position, gold digest), which Merge needs
 //	.aem-run/         the checkpoint of an unfinished run (package batch)
+//	.aem-lock         while a process writes the directory: its lock (flock),
+//	                  holding the writer's pid
+//
+// # Claiming
+//
+// A writer of a run directory ([ClaimDir], which aem run and Merge call
+// before anything else) checks what the directory holds and locks it: a
+// directory that is not empty and not a run's, files derived from an
+// earlier run there (report.html, review.jsonl, sweep/), and an input the
+// writer would replace are refused with [ErrOutput], naming what is there
+// and the fix; a directory another process writes is [ErrBusy], naming its
+// pid. [CheckRemote] is the check for an object-store prefix, which has no
+// lock; [CheckOutputFile] and [CheckOutputDir] keep the other commands'
+// outputs off a run's files. The local-path logic lives here only.
 //
 // The Parquet files use zstd and real list and optional types, so DuckDB,
 // pyarrow and Spark read them; rows are numbered from 0 as DuckDB's

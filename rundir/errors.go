@@ -30,6 +30,20 @@ var (
 	ErrBadShard = errors.New("bad shard")
 )
 
+// Errors of ClaimDir and the output checks: not about the content of a
+// run, so not *badinput.RowError values.
+var (
+	// ErrOutput: writing where asked would overwrite or mix with what the
+	// writer must not touch: a directory that is not a run's, the files
+	// derived from an earlier run, a file of a run, or the writer's own
+	// input. The message names what is there and the fix (--force where it
+	// applies, or another location).
+	ErrOutput = errors.New("output location refused")
+	// ErrBusy: another process is writing the run directory (its lock is
+	// held); the message names the holder's pid.
+	ErrBusy = errors.New("run directory in use")
+)
+
 const noRow = badinput.NoRow
 
 // rerunFix is the fix for a damaged run file.

@@ -27,6 +27,9 @@ type MergeOptions struct {
 	// RowGroupSize of the merged files (DefaultRowGroupSize if 0); use the
 	// value the shards were run with to get the bytes of a single run.
 	RowGroupSize int
+	// Force writes into an output directory that is not empty and not a
+	// run's (ClaimOptions.Force).
+	Force bool
 }
 
 // Merge combines the outputs of the shards of one sharded run (each run
@@ -68,13 +71,20 @@ func Merge(ctx context.Context, opts MergeOptions, outDir string, shardDirs ...s
 	if err != nil {
 		return nil, err
 	}
-	dir := outLoc.Local
-	if outLoc.Remote() {
-		dir = location.StagingDir(opts.WorkDir, outLoc)
-		defer os.RemoveAll(dir)
+	var shards []string // the local shard directories: inputs, never written
+	for _, r := range runs {
+		if !location.IsURL(r.Location) {
+			shards = append(shards, r.dir)
+		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating output directory: %w", err)
+	claim, err := claimMerge(ctx, opts, outLoc, shards)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { claim.Release(err != nil) }()
+	dir := claim.Dir()
+	if outLoc.Remote() {
+		defer os.RemoveAll(dir)
 	}
 	if err := RemoveOutputs(dir); err != nil {
 		return nil, err
@@ -166,6 +176,18 @@ func Merge(ctx context.Context, opts MergeOptions, outDir string, shardDirs ...s
 		}
 	}
 	return sum, nil
+}
+
+// claimMerge claims Merge's output directory as a run's output is
+// (ClaimDir; CheckRemote and the staging directory for a URL).
+func claimMerge(ctx context.Context, opts MergeOptions, out location.Location, shards []string) (*Claim, error) {
+	if !out.Remote() {
+		return ClaimDir(out.Local, ClaimOptions{Force: opts.Force, Inputs: shards})
+	}
+	if err := CheckRemote(ctx, opts.URLMux, out, "", opts.Force); err != nil {
+		return nil, err
+	}
+	return ClaimDir(location.StagingDir(opts.WorkDir, out), ClaimOptions{Force: true})
 }
 
 func nextDialog(r *DialogReader) (*Dialog, error) {

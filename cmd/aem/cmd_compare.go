@@ -98,6 +98,9 @@ EXAMPLES
 }
 
 func runCompare(ctx context.Context, env *Env, o compareOptions, dirs []string) error {
+	if err := checkOutputDir(o.out); err != nil {
+		return err
+	}
 	runs, err := compareio.ReadRuns(ctx, dirs)
 	if err != nil {
 		return err

@@ -68,6 +68,9 @@ EXAMPLES
 }
 
 func runGen(ctx context.Context, env *Env, o genOptions) error {
+	if err := checkOutput(o.out); err != nil {
+		return err
+	}
 	turns, err := golden.Write(ctx, o.out, golden.Seq(datasets.Generate(o.cfg)), golden.WriteOptions{})
 	if err != nil {
 		return fmt.Errorf("generating %s: %w", o.out, err)

@@ -83,6 +83,9 @@ EXAMPLES
 }
 
 func runImport(ctx context.Context, env *Env, o importOptions, input string) error {
+	if err := checkOutput(o.out, input, o.input.tools, o.pred.path); err != nil {
+		return err
+	}
 	readOpts, err := o.input.readOptions()
 	if err != nil {
 		return err

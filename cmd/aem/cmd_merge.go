@@ -9,10 +9,12 @@ import (
 type mergeOptions struct {
 	out     string
 	workDir string
+	force   bool
 }
 
 func (o *mergeOptions) addFlags(fs *flagSet) {
 	fs.out(&o.out, "merged run directory (local path or URL)")
+	fs.own(topicOutput).BoolVar(&o.force, "force", false, "write into an output directory that is not empty and not a run's")
 	fs.shared(topicScale).StringVar(&o.workDir, "work-dir", "", workDirHelp)
 }
 
@@ -42,7 +44,7 @@ EXAMPLES
 				if o.out == "" {
 					return usagef(lookup("merge"), "merge needs an output directory: -o OUTDIR")
 				}
-				sum, err := rundir.Merge(ctx, rundir.MergeOptions{WorkDir: o.workDir, URLMux: env.blobs()}, o.out, args...)
+				sum, err := rundir.Merge(ctx, rundir.MergeOptions{WorkDir: o.workDir, URLMux: env.blobs(), Force: o.force}, o.out, args...)
 				if err != nil {
 					return err
 				}

@@ -109,6 +109,9 @@ EXAMPLES
 // writeReport builds the report of the run at dir and writes the page
 // (and the charts with --png); run --report calls it too.
 func writeReport(ctx context.Context, env *Env, dir string, o reportOptions, opts report.Options) error {
+	if err := checkOutput(o.out); err != nil {
+		return err
+	}
 	rd, err := rundir.Open(ctx, dir, rundir.OpenOptions{URLMux: env.blobs()})
 	if err != nil {
 		return err

@@ -110,6 +110,11 @@ EXAMPLES
 }
 
 func runReview(ctx context.Context, env *Env, dir string, o reviewOptions, opts review.Options) error {
+	for _, out := range []string{o.out, o.html} {
+		if err := checkOutput(out, o.tools); err != nil {
+			return err
+		}
+	}
 	rd, err := rundir.Open(ctx, dir, rundir.OpenOptions{URLMux: env.blobs()})
 	if err != nil {
 		return err

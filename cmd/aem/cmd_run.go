@@ -29,6 +29,7 @@ type runOptions struct {
 	scorer        scorerOptions
 	workers       int
 	resume        bool
+	force         bool
 	shard         string
 	requireSorted bool
 	spillDir      string
@@ -52,6 +53,7 @@ func (o *runOptions) addFlags(fs *flagSet) {
 	fs.out(&o.out, "output run directory (local path, file://, s3:// or gs:// URL)")
 	out := fs.own(topicOutput)
 	out.BoolVar(&o.resume, "resume", false, "continue the unfinished run checkpointed in the output directory")
+	out.BoolVar(&o.force, "force", false, "write into an output directory that is not empty and not a run's, and remove report.html, review.jsonl and sweep/ left there by an earlier run")
 	out.StringVar(&o.otelOut, "otel-out", "", "also write the verdicts as OpenTelemetry gen_ai.evaluation.result events (OTLP JSON logs) to this local file")
 	out.BoolVar(&o.report, "report", false, "also write the HTML run report, OUTDIR/report.html (see 'aem help report')")
 	o.reportOpts.addFlags(fs, "report-")
@@ -78,6 +80,13 @@ INPUT is a golden dataset in Parquet (one row per turn) or in the AEM
 write-up's JSON (a JSON array of turns, or JSON Lines of dialogs); the
 format is detected from the content. Outputs appear only when the run
 succeeds; a killed run continues with --resume.
+
+OUTDIR must be new, empty or a run directory; a run there is replaced,
+but report.html, review.jsonl or sweep/ made from it are refused, named,
+unless --force removes them (--force also writes into a directory that
+is not a run's, touching nothing else). No input is ever written over.
+One process writes OUTDIR at a time: a second fails at once, naming the
+first one's pid.
 
 ` + installRootHelp + `
 
@@ -153,12 +162,27 @@ func (b *backgroundGold) stop() {
 	<-b.done
 }
 
-func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
+func runRun(ctx context.Context, env *Env, o runOptions, input string) (err error) {
 	o.metric.readOnlyTools = o.input.readOnly()
 	metric, thresholdsFile, err := o.metric.metric()
 	if err != nil {
 		return err
 	}
+	opts := batch.Options{
+		Input:   input,
+		OutDir:  o.out,
+		Force:   o.force,
+		Inputs:  []string{o.metric.thresholdsFile, o.input.tools, o.pred.path},
+		Writes:  o.writes(),
+		WorkDir: o.workDir,
+		URLMux:  env.blobs(),
+	}
+	// The output directory first: a second run into it fails at once,
+	// before a model or a cache is opened.
+	if opts.Output, err = batch.ClaimOutput(ctx, opts); err != nil {
+		return err
+	}
+	defer func() { opts.Output.Release(err != nil) }()
 	readOpts, err := o.input.readOptions()
 	if err != nil {
 		return err
@@ -185,25 +209,9 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		}
 	}
 	progress := &budgetStopped{Progress: newProgress(env, o.quiet, judgeLine)}
-	opts := batch.Options{
-		Input:      input,
-		OutDir:     o.out,
-		Workers:    o.workers,
-		Metric:     metric,
-		Scorer:     sc.Scorer,
-		Resume:     o.resume,
-		Shard:      shard,
-		Progress:   progress,
-		CacheStats: sc.cacheStats,
-		Judge:      meter,
-		WorkDir:    o.workDir,
-		URLMux:     env.blobs(),
-
-		EmbeddingUsage: sc.embedding,
-		ReadOptions:    readOpts,
-		Gold:           gold.wait(),
-		StrictGold:     o.strictGold,
-	}
+	opts.Workers, opts.Metric, opts.Scorer, opts.Resume, opts.Shard = o.workers, metric, sc.Scorer, o.resume, shard
+	opts.Progress, opts.CacheStats, opts.Judge = progress, sc.cacheStats, meter
+	opts.EmbeddingUsage, opts.ReadOptions, opts.Gold, opts.StrictGold = sc.embedding, readOpts, gold.wait(), o.strictGold
 	var join func() (*predictions.Joiner, error) // a fresh join of the same inputs
 	if o.pred.enabled() {
 		if location.IsURL(input) {
@@ -271,6 +279,18 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) error {
 		fmt.Fprintf(env.Stderr, "aem: wrote %d evaluation events to %s\n", n, o.otelOut)
 	}
 	return nil
+}
+
+// writes are the files the run writes besides the run directory's own.
+func (o runOptions) writes() []string {
+	var w []string
+	if o.report {
+		w = append(w, filepath.Join(o.out, report.HTMLFile))
+	}
+	if o.otelOut != "" {
+		w = append(w, o.otelOut)
+	}
+	return w
 }
 
 func (o runOptions) shardSpec() (rundir.Shard, error) {

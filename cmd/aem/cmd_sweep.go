@@ -9,6 +9,7 @@ import (
 	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/metrics/sweep"
 	"github.com/aem-dev/aem/results/sweepio"
+	"github.com/aem-dev/aem/rundir"
 )
 
 type sweepOptions struct {
@@ -200,8 +201,11 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		}
 		sum.Mode, sum.Input, sum.Scorer, sum.Run = "run", args[0], info.Scorer, info
 		if o.out == "" {
-			o.out = inRun(args[0], "sweep")
+			o.out = inRun(args[0], rundir.SweepDir)
 		}
+	}
+	if err := checkOutputDir(o.out); err != nil {
+		return err
 	}
 	res, err := sweep.Calibrate(ctx, in, opts)
 	if err != nil {

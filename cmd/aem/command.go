@@ -12,6 +12,7 @@ import (
 	"github.com/aem-dev/aem/home"
 	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/judge"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // Exit statuses. They are documented in the README and in `aem help`.
@@ -188,9 +189,12 @@ AEM_<COMMAND>_<FLAG> for a command's own (aem run's -o: AEM_RUN_OUT).
 `+installRootHelp+`
 
 EXIT STATUS
-	0 success; 1 error; 2 usage error (also a flag value that cannot be
-	used); 3 invalid input (a bad row, column or file, or an incomplete
-	run directory); 4 regression found (compare --fail-on-regression);
+	0 success; 1 error (also: another aem writes the output directory);
+	2 usage error (also a flag value that cannot be used, or an output
+	refused: not a run's directory, files of an earlier run there, an
+	input or a run's file in the way); 3 invalid input (a bad row, column
+	or file, an input without turns, an incomplete run directory, a
+	damaged checkpoint); 4 regression found (compare --fail-on-regression);
 	5 calibration no better than a trivial rule (sweep, without
 	--accept-weak); 6 stopped at the judge budget (--judge-max-calls,
 	--judge-max-tokens; resumable with --resume); 130 interrupted (rerun
@@ -252,4 +256,23 @@ func inRun(run, name string) string {
 		return name
 	}
 	return filepath.Join(run, name)
+}
+
+// checkOutput refuses an output file that is a file of a run directory or
+// one of inputs (rundir.CheckOutputFile); URLs and "" are not checked.
+func checkOutput(out string, inputs ...string) error {
+	if out == "" || location.IsURL(out) {
+		return nil
+	}
+	return rundir.CheckOutputFile(out, inputs...)
+}
+
+// checkOutputDir refuses an output directory that is a run directory or
+// inside a checkpoint (rundir.CheckOutputDir); URLs and "" are not
+// checked.
+func checkOutputDir(dir string) error {
+	if dir == "" || location.IsURL(dir) {
+		return nil
+	}
+	return rundir.CheckOutputDir(dir)
 }

@@ -48,8 +48,13 @@ func errorStatus(err error) int {
 	case errors.Is(err, badinput.ErrInvalid),
 		errors.As(err, new(*sweep.Error)), // labels that cannot calibrate: none, one class, too few
 		errors.Is(err, metrics.ErrBadDialog),
-		errors.Is(err, metrics.ErrBadSpec):
+		errors.Is(err, metrics.ErrBadSpec),
+		errors.Is(err, batch.ErrCorruptCheckpoint): // whichever file of it is damaged
 		return exitInvalidRows
+	case errors.Is(err, rundir.ErrOutput), // where -o points would overwrite what aem must not
+		errors.Is(err, batch.ErrCheckpointExists), // an unfinished run there, and no --resume
+		errors.Is(err, batch.ErrResumeMismatch):   // --resume with other input or settings
+		return exitUsage
 	}
 	return exitError
 }

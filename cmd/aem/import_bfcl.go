@@ -17,6 +17,9 @@ import (
 // runImportBFCL converts BFCL question files, their possible answers and
 // optionally a model's results into one golden dataset.
 func runImportBFCL(ctx context.Context, env *Env, o importOptions, inputs []string) error {
+	if err := checkOutput(o.out, append([]string{o.answers, o.results}, inputs...)...); err != nil {
+		return err
+	}
 	if o.answers != "" && len(inputs) > 1 {
 		return usagef(lookup("import"), "--answers names the possible answers of one question file; with several, aem finds each in possible_answer/ beside it")
 	}

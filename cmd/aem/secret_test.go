@@ -32,10 +32,7 @@ func TestJudgeKeyPartsStayOut(t *testing.T) {
 	srv := judgetest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	gen, stderr := aemCmd(t, dir, nil, "gen", "--dialogs", "4", "--seed", "5", "-o", "golden.parquet")
-	if code := exitCode(t, gen.Run()); code != 0 {
-		t.Fatalf("aem gen: exit %d\n%s", code, stderr)
-	}
+	aemGen(t, dir, 4)
 	middle := testKey[5:19]
 	srv.SetContent(func(judgetest.Request) string {
 		b, _ := json.Marshal(map[string]any{"equivalent": false, "score": 0.1, "reason": "The key " + middle + " does not match."})

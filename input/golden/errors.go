@@ -24,6 +24,10 @@ var (
 	// ErrCorrupt: a Parquet file cannot be decoded (truncated, bad footer,
 	// bad page) or a JSON file is not valid JSON.
 	ErrCorrupt = errors.New("corrupt or truncated file")
+	// ErrEmpty: the file holds no turns (no bytes, only white space, an
+	// empty JSON array, or a Parquet file without rows): an input every
+	// reader refuses alike, since a run of nothing is never what was meant.
+	ErrEmpty = errors.New("no turns")
 	// ErrBadMapping is wrapped by errors from ParseMapping (a usage error,
 	// not bad input).
 	ErrBadMapping = errors.New("bad column mapping")
@@ -82,6 +86,12 @@ func unsortedError(file, dialogID string, firstRow, row int64) error {
 func corrupt(file string, line int, what string, cause error) error {
 	return &badinput.RowError{File: file, Row: badinput.NoRow, Line: line, Problem: what, Err: cause,
 		Fix: "the file is corrupt, truncated or not a Parquet/JSON golden dataset", Kind: ErrCorrupt}
+}
+
+// empty reports a file without turns; what says how it is empty.
+func empty(file, what string) error {
+	return &badinput.RowError{File: file, Row: badinput.NoRow, Problem: "holds no turns: " + what, Kind: ErrEmpty,
+		Fix: "check the step that wrote the file; a golden dataset needs at least one turn"}
 }
 
 // safely runs f, turning a panic inside parquet-go into an error naming the

@@ -111,6 +111,7 @@ type Reader struct {
 	// trial.
 	next    func(ctx context.Context) ([]Dialog, error)
 	pending []Dialog
+	read    bool // a dialog was returned
 	closers []func() error
 	done    bool
 	err     error
@@ -176,6 +177,12 @@ func detectFormat(f *os.File, path string) (Format, error) {
 		return "", fmt.Errorf("reading %s: %w", path, err)
 	}
 	ext := strings.ToLower(filepath.Ext(path))
+	if n < cap(head) && len(bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))) == 0 {
+		if n == 0 {
+			return "", empty(path, "the file is empty (0 bytes)")
+		}
+		return "", empty(path, "the file holds only white space")
+	}
 	if bytes.HasPrefix(head, []byte("PAR1")) {
 		return FormatParquet, nil
 	}
@@ -238,12 +245,16 @@ func (r *Reader) Next(ctx context.Context) (Dialog, error) {
 	}
 	for len(r.pending) == 0 {
 		ds, err := r.next(ctx)
+		if errors.Is(err, io.EOF) && !r.read {
+			err = empty(r.path, "it has no rows")
+		}
 		if err != nil {
 			r.err = err
 			return Dialog{}, err
 		}
 		r.pending = ds
 	}
+	r.read = true
 	d := r.pending[0]
 	r.pending[0] = Dialog{}
 	r.pending = r.pending[1:]

@@ -220,7 +220,7 @@ func TestMalformed(t *testing.T) {
 	}
 	cases := map[string]want{
 		"truncated.parquet":       {sentinel: ErrCorrupt, text: []string{"truncated.parquet"}},
-		"empty.parquet":           {sentinel: ErrCorrupt, text: []string{"empty.parquet"}},
+		"empty.parquet":           {sentinel: ErrEmpty, text: []string{"empty.parquet", "0 bytes"}},
 		"bad_footer.parquet":      {sentinel: ErrCorrupt, text: []string{"bad_footer.parquet"}},
 		"bad_pages.parquet":       {sentinel: ErrCorrupt, text: []string{"bad_pages.parquet", "row group"}},
 		"not_golden.csv":          {sentinel: ErrCorrupt, text: []string{"not_golden.csv", "PAR1"}},
@@ -408,14 +408,41 @@ func TestDetectFormat(t *testing.T) {
 	if _, r := readAll(t, p, ReadOptions{}); r.Format() != FormatParquet {
 		t.Errorf("format = %s, want parquet", r.Format())
 	}
-	// An empty .jsonl has no dialogs.
-	p = filepath.Join(dir, "empty.jsonl")
-	os.WriteFile(p, nil, 0o644)
-	if got, _ := readAll(t, p, ReadOptions{}); len(got) != 0 {
-		t.Errorf("empty jsonl gave %d dialogs", len(got))
-	}
+	// A file without turns is refused alike, whatever its format
+	// (TestEmpty).
 	if _, err := Open(context.Background(), filepath.Join(dir, "nope.parquet"), ReadOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want ErrNotExist", err)
+	}
+}
+
+// TestEmpty: every form of an input without turns is refused alike, with
+// ErrEmpty (exit status 3), at Open when the file has no content, at the
+// first Next otherwise.
+func TestEmpty(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noRows := filepath.Join(dir, "no-rows.parquet")
+	writeRows(t, noRows, []Row{}, 10)
+	for _, c := range []struct{ path, what string }{
+		{write("empty.jsonl", nil), "the file is empty (0 bytes)"},
+		{write("empty.parquet", nil), "the file is empty (0 bytes)"},
+		{write("empty", nil), "the file is empty (0 bytes)"},
+		{write("blank.jsonl", []byte("\n \n\t\n")), "the file holds only white space"},
+		{write("array.json", []byte("[]\n")), "it has no rows"},
+		{noRows, "it has no rows"},
+	} {
+		err := readErr(c.path)
+		var re *badinput.RowError
+		if !errors.Is(err, ErrEmpty) || !errors.Is(err, badinput.ErrInvalid) || !errors.As(err, &re) ||
+			re.File != c.path || !strings.Contains(err.Error(), "holds no turns: "+c.what) {
+			t.Errorf("%s: err = %v, want ErrEmpty saying %q", filepath.Base(c.path), err, c.what)
+		}
 	}
 }
 

@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 
 	"github.com/aem-dev/aem/internal/safefile"
+	"github.com/aem-dev/aem/rundir"
 )
 
 // HTMLFile is the page's name when `aem run --report` writes it into the
-// run directory.
-const HTMLFile = "report.html"
+// run directory (a file derived from the run: rundir.ClaimDir knows it).
+const HTMLFile = rundir.ReportFile
 
 // WriteHTMLFile writes the page to path atomically (a reader never sees
 // half a page).

@@ -13,10 +13,12 @@ import (
 
 	"github.com/aem-dev/aem/internal/badinput"
 	"github.com/aem-dev/aem/internal/safefile"
+	"github.com/aem-dev/aem/rundir"
 )
 
-// File is the default name of a review file.
-const File = "review.jsonl"
+// File is the default name of a review file, in the run directory (a
+// file derived from the run: rundir.ClaimDir knows it).
+const File = rundir.ReviewFile
 
 // Sentinel errors. Every error about the content of a review file is a
 // *badinput.RowError (exit status 3) naming the file, the 0-based item
