@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	git.sr.ht/~sbinet/gg v0.7.0
+	github.com/araddon/dateparse v0.0.0-20210429162001-6b43995a97de
 	github.com/aws/aws-sdk-go-v2 v1.47.3
 	github.com/aws/aws-sdk-go-v2/credentials v1.20.9
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.3
@@ -16,6 +17,7 @@ require (
 	github.com/gomlx/gomlx v0.26.0
 	github.com/gomlx/onnx-gomlx v0.3.4
 	github.com/google/go-cmp v0.7.0
+	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/parquet-go/parquet-go v0.32.1
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/sugarme/tokenizer v0.3.0

@@ -26,13 +26,34 @@ import (
 // Letters-only words are left to the name and word features.
 func Anchors(tokens []Token) []string {
 	var out []string
-	for i := 0; i < len(tokens); {
-		a, n := anchorAt(tokens, i)
-		out = append(out, a...)
-		i += max(n, 1)
+	for _, s := range AnchorSpans(tokens) {
+		out = append(out, s.Anchor)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Span is one anchor (see Anchors) and the tokens it was read from:
+// tokens[Start:End].
+type Span struct {
+	Anchor     string
+	Start, End int
+}
+
+// AnchorSpans returns the anchors of tokens in text order, each with the
+// tokens it was read from, duplicates kept: Anchors sorts them and drops
+// the duplicates. A code with separators gives one span per part, over
+// the same token.
+func AnchorSpans(tokens []Token) []Span {
+	var out []Span
+	for i := 0; i < len(tokens); {
+		a, n := anchorAt(tokens, i)
+		for _, x := range a {
+			out = append(out, Span{Anchor: x, Start: i, End: i + n})
+		}
+		i += max(n, 1)
+	}
+	return out
 }
 
 // anchorAt reads the anchors that start at tokens[i] and how many tokens

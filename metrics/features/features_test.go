@@ -296,7 +296,7 @@ func tokenizeRunes(text string) []Token {
 			}
 			break
 		}
-		out = append(out, newToken(string(r[i:j]), initial))
+		out = append(out, newToken(string(r[i:j]), 0, initial))
 		initial = false
 		i = j
 	}
@@ -311,7 +311,17 @@ func FuzzTokenize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := Tokenize(s), tokenizeRunes(s); !slices.Equal(got, want) {
+		got, want := Tokenize(s), tokenizeRunes(s)
+		for i, tok := range got {
+			if !strings.HasPrefix(s[tok.Offset:], tok.Text) {
+				t.Fatalf("Tokenize(%q): token %+v is not at its offset", s, tok)
+			}
+			got[i].Offset = 0 // the rune version's offsets count U+FFFD for a bad byte
+		}
+		for i := range want {
+			want[i].Offset = 0
+		}
+		if !slices.Equal(got, want) {
 			t.Fatalf("Tokenize(%q) = %+v, want %+v", s, got, want)
 		}
 	})

@@ -24,6 +24,8 @@ type Token struct {
 	// Initial is true for the first token of a sentence or clause, where
 	// capitalisation says nothing about names.
 	Initial bool
+	// Offset is where Text starts in the tokenized text, in bytes.
+	Offset int
 }
 
 // Text is a text's tokens and anchors, worked out once for the checks
@@ -58,7 +60,7 @@ func Tokenize(text string) []Token {
 			continue
 		}
 		j := tokenEnd(text, i+w, c)
-		out = append(out, newToken(text[i:j], initial))
+		out = append(out, newToken(text[i:j], i, initial))
 		initial = false
 		i = j
 	}
@@ -103,8 +105,8 @@ func joins(a, c, b rune) bool {
 	return false
 }
 
-func newToken(s string, initial bool) Token {
-	t := Token{Text: s, Lower: strings.ToLower(s), Initial: initial}
+func newToken(s string, offset int, initial bool) Token {
+	t := Token{Text: s, Lower: strings.ToLower(s), Initial: initial, Offset: offset}
 	digits, letters := false, false
 	for _, c := range s {
 		digits = digits || unicode.IsDigit(c)

@@ -1,0 +1,135 @@
+package values
+
+import (
+	"strings"
+
+	"github.com/aem-dev/aem/metrics/features"
+)
+
+// answerOf reads the yes or no a reply opens with ("Yes, ...", "No.",
+// "Nope!"): the word must be followed by punctuation, so "No problem" and
+// "Yes we can" are no answers. It returns "yes", "no" or "".
+func answerOf(clauses []string) string {
+	if len(clauses) == 0 {
+		return ""
+	}
+	c := strings.TrimSpace(clauses[0])
+	word, rest := c, ""
+	if i := strings.IndexAny(c, ",.!;:—-"); i > 0 {
+		word, rest = c[:i], c[i:]
+	}
+	if rest == "" && len(clauses) == 1 && word != c {
+		return ""
+	}
+	switch strings.ToLower(strings.TrimSpace(word)) {
+	case "yes", "yeah", "yep", "yup", "correct", "affirmative":
+		return "yes"
+	case "no", "nope", "nah", "negative":
+		return "no"
+	}
+	return ""
+}
+
+// dropAnswer removes the yes or no a clause opens with.
+func dropAnswer(c string) string {
+	if answerOf([]string{c}) == "" {
+		return c
+	}
+	if i := strings.IndexAny(c, ",.!;:—-"); i > 0 {
+		return c[i+1:]
+	}
+	return ""
+}
+
+// negationWords negate the clause they are in; "out of" ("out of stock")
+// and the un- words below too.
+var negationWords = map[string]bool{
+	"not": true, "no": true, "never": true, "none": true, "nothing": true, "nobody": true, "nowhere": true,
+	"cannot": true, "neither": true, "nor": true, "without": true, "unable": true, "unavailable": true,
+	"unsuccessful": true,
+}
+
+// clauseSense is a clause's content words (negation words and function
+// words aside; "unavailable" gives "available") and whether it is negated.
+type clauseSense struct {
+	words   map[string]bool
+	negated bool
+}
+
+func senseOf(c string) clauseSense {
+	ts := features.Tokenize(dropAnswer(c))
+	s := clauseSense{words: map[string]bool{}}
+	for i, t := range ts {
+		w := strings.ReplaceAll(t.Lower, "’", "'")
+		switch {
+		case negationWords[w] || strings.HasSuffix(w, "n't"):
+			s.negated = true
+			if stem, ok := strings.CutPrefix(w, "un"); ok && w != "unable" {
+				s.words[stem] = true
+			}
+		case w == "out" && i+1 < len(ts) && ts[i+1].Lower == "of":
+			s.negated = true
+		case !features.IsFunctionWord(w) && t.Kind == features.Word:
+			s.words[w] = true
+		}
+	}
+	return s
+}
+
+// polarityMatch is the share of content words two clauses must share
+// (Dice) for one's negation to contradict the other: a clause and its
+// negation say the same thing but for "not".
+const polarityMatch = 0.75
+
+// polarityContradiction finds a yes against a no, or a gold clause
+// whose closest predicted clause (most shared content words, at least
+// polarityMatch of them, two words at least) negates what it states, or
+// states what it negates.
+func polarityContradiction(gold, pred []string) (Contradiction, bool) {
+	ga, pa := answerOf(gold), answerOf(pred)
+	if ga != "" && pa != "" && ga != pa {
+		return Contradiction{Kind: FactAnswer, Gold: answerWord(gold[0]), Pred: answerWord(pred[0])}, true
+	}
+	ps := make([]clauseSense, len(pred))
+	for i, p := range pred {
+		ps[i] = senseOf(p)
+	}
+	for _, g := range gold {
+		gs := senseOf(g)
+		if len(gs.words) < 2 {
+			continue
+		}
+		best, bestDice := -1, 0.0
+		for i, p := range ps {
+			if d := dice(gs.words, p.words); d > bestDice {
+				best, bestDice = i, d
+			}
+		}
+		if best >= 0 && bestDice >= polarityMatch && gs.negated != ps[best].negated {
+			return Contradiction{Kind: FactPolarity, Gold: strings.TrimSpace(g), Pred: strings.TrimSpace(pred[best])}, true
+		}
+	}
+	return Contradiction{}, false
+}
+
+func dice(a, b map[string]bool) float64 {
+	if len(a)+len(b) == 0 {
+		return 0
+	}
+	n := 0
+	for w := range a {
+		if b[w] {
+			n++
+		}
+	}
+	return 2 * float64(n) / float64(len(a)+len(b))
+}
+
+// answerWord is the yes or no a clause opens with, as written.
+func answerWord(c string) string {
+	c = strings.TrimSpace(c)
+	if i := strings.IndexAny(c, ",.!;:—-"); i > 0 {
+		return c[:i]
+	}
+	return c
+}

@@ -1,0 +1,197 @@
+package values
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// pairCase is one line of testdata/pairs.tsv.
+type pairCase struct {
+	line             int
+	kind             Kind
+	gold, pred, want string
+	rule             Rule
+}
+
+func readPairs(t testing.TB) []pairCase {
+	t.Helper()
+	f, err := os.Open("testdata/pairs.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []pairCase
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if len(cols) != 5 {
+			t.Fatalf("pairs.tsv:%d: %d columns, want 5", n, len(cols))
+		}
+		c := pairCase{line: n, gold: cols[1], pred: cols[2], want: cols[3], rule: Rule(cols[4])}
+		if cols[0] == "-" {
+			c.kind = Classify(c.gold, Hints{})
+		} else if k, ok := ParseKind(cols[0]); ok {
+			c.kind = k
+		} else {
+			t.Fatalf("pairs.tsv:%d: unknown kind %q", n, cols[0])
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func outcome(v Verdict) string {
+	switch {
+	case !v.Decided():
+		return "embed"
+	case v.Pass:
+		return "pass"
+	}
+	return "fail"
+}
+
+// TestComparePairs runs the table of testdata/pairs.tsv: every wrong
+// value of the issue fails by its kind's rule, every rewording passes,
+// and what no rule can decide is left to the embedding.
+func TestComparePairs(t *testing.T) {
+	c := Comparer{Tolerance: 1e-9}
+	for _, p := range readPairs(t) {
+		v := c.Compare(p.kind, p.gold, p.pred)
+		if got := outcome(v); got != p.want || v.Rule != p.rule {
+			t.Errorf("pairs.tsv:%d: %s %q vs %q: got %s by %s (%s), want %s by %s", p.line, p.kind, p.gold, p.pred, got, v.Rule, v.Detail, p.want, p.rule)
+		}
+		if v.Kind != p.kind {
+			t.Errorf("pairs.tsv:%d: verdict kind %q, want %q", p.line, v.Kind, p.kind)
+		}
+	}
+}
+
+// TestCompareSymmetric swaps gold and prediction (keeping gold's kind):
+// the outcome is the same, but where only one side parses.
+func TestCompareSymmetric(t *testing.T) {
+	c := Comparer{Tolerance: 1e-9}
+	for _, p := range readPairs(t) {
+		a, b := c.Compare(p.kind, p.gold, p.pred), c.Compare(p.kind, p.pred, p.gold)
+		if a.Rule == RuleUnparsed || b.Rule == RuleUnparsed {
+			continue // gold's kind decides what the prediction must state
+		}
+		if outcome(a) != outcome(b) {
+			t.Errorf("pairs.tsv:%d: %s %q vs %q is %s (%s) one way, %s (%s) the other", p.line, p.kind, p.gold, p.pred, outcome(a), a.Rule, outcome(b), b.Rule)
+		}
+	}
+}
+
+// TestClassify runs testdata/classify.tsv: a value, its key and what its
+// schema says, and the kind Classify must give.
+func TestClassify(t *testing.T) {
+	f, err := os.Open("testdata/classify.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if len(cols) != 4 {
+			t.Fatalf("classify.tsv:%d: %d columns, want 4", n, len(cols))
+		}
+		var h Hints
+		if cols[1] != "-" {
+			h.Key = cols[1]
+		}
+		switch s := cols[2]; {
+		case s == "enum":
+			h.Enum = true
+		case s == "pattern":
+			h.Pattern = ".*"
+		case strings.HasPrefix(s, "format="):
+			h.Format = strings.TrimPrefix(s, "format=")
+		}
+		if got := Classify(cols[0], h); got != Kind(cols[3]) {
+			t.Errorf("classify.tsv:%d: Classify(%q, %+v) = %q, want %q", n, cols[0], h, got, cols[3])
+		}
+	}
+}
+
+func TestClassifyJSON(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want Kind
+	}{
+		{json.Number("12"), Integer}, {json.Number("1.5"), Decimal}, {json.Number("1e3"), Decimal},
+		{true, Boolean}, {nil, ""}, {map[string]any{}, ""}, {[]any{}, ""},
+	} {
+		if got := Classify(c.v, Hints{}); got != c.want {
+			t.Errorf("Classify(%#v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+// TestContradictions runs testdata/replies.tsv: a gold reply, a predicted
+// one, and the kind of fact that contradicts ("none" for a rewording).
+// Each side is split into clauses at sentence ends, as metrics does.
+func TestContradictions(t *testing.T) {
+	f, err := os.Open("testdata/replies.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if len(cols) != 3 {
+			t.Fatalf("replies.tsv:%d: %d columns, want 3", n, len(cols))
+		}
+		cs := Contradictions(sentences(cols[0]), sentences(cols[1]))
+		got := "none"
+		if len(cs) > 0 {
+			got = string(cs[0].Kind)
+		}
+		if got != cols[2] {
+			t.Errorf("replies.tsv:%d: %q vs %q: got %s %v, want %s", n, cols[0], cols[1], got, cs, cols[2])
+		}
+		if len(cs) > 0 && (cs[0].Gold == "" || cs[0].Pred == "") {
+			t.Errorf("replies.tsv:%d: contradiction %v does not name both facts", n, cs[0])
+		}
+		// Swapped, the same kind of fact contradicts.
+		back := Contradictions(sentences(cols[1]), sentences(cols[0]))
+		if (len(back) > 0) != (len(cs) > 0) {
+			t.Errorf("replies.tsv:%d: swapped, got %v, want as %v", n, back, cs)
+		}
+	}
+}
+
+// sentences splits a reply at ". ", "! ", "? " and "; " (metrics splits
+// with SplitClauses; this is enough for the table).
+func sentences(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if strings.ContainsRune(".!?;", rune(s[i])) && (i+1 == len(s) || s[i+1] == ' ') {
+			out = append(out, strings.TrimSpace(s[start:i+1]))
+			start = i + 1
+		}
+	}
+	if rest := strings.TrimSpace(s[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}

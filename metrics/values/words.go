@@ -1,0 +1,235 @@
+package values
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// normalizeWords is the normal form of names, categorical tokens and
+// text: NFKC, case-folded, words split at white space, punctuation,
+// '_' and camelCase ("product_line" = "Product Line" = "productLine").
+func normalizeWords(s string) []string {
+	var words []string
+	var cur []rune
+	rs := []rune(norm.NFKC.String(s))
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, cases.Fold().String(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for i, r := range rs {
+		switch {
+		case r == '\'' || r == '’' || r == '.' && len(cur) == 1 && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
+			// "don't" stays one word ("dont"); "U.S." becomes "us"
+		case unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.IsSymbol(r):
+			flush()
+		case unicode.IsUpper(r) && i > 0 && unicode.IsLower(rs[i-1]):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return words
+}
+
+// compareWords decides names and categorical tokens: equal after
+// normalisation; else contradicted by a hard fact (a number or a code:
+// "Terminal 2" against "Terminal 3"); else equal by a known equivalence
+// (an initialism, an abbreviation, a language or a country by name and by
+// code); else RuleNeedsEmbedding.
+func compareWords(gold, pred string) Verdict {
+	gw, pw := normalizeWords(gold), normalizeWords(pred)
+	if slices.Equal(gw, pw) || strings.Join(gw, "") == strings.Join(pw, "") {
+		return Verdict{Rule: RuleNormalized, Pass: true}
+	}
+	if v, ok := namedThings(gold, pred); ok {
+		return v
+	}
+	for _, c := range Contradictions([]string{gold}, []string{pred}) {
+		if c.Kind != FactName { // a name is what the embedding decides
+			return Verdict{Rule: RuleContradicted, Detail: c.String()}
+		}
+	}
+	if equivalent(gold, pred, gw, pw) {
+		return Verdict{Rule: RuleEquivalence, Pass: true}
+	}
+	return Verdict{Rule: RuleNeedsEmbedding}
+}
+
+// compareText decides free text: a contradicted hard fact fails it (see
+// Contradictions); equal words pass; the rest needs the embedding.
+func compareText(gold, pred string) Verdict {
+	if cs := Contradictions([]string{gold}, []string{pred}); len(cs) > 0 {
+		return Verdict{Rule: RuleContradicted, Detail: cs[0].String()}
+	}
+	if slices.Equal(normalizeWords(gold), normalizeWords(pred)) {
+		return Verdict{Rule: RuleNormalized, Pass: true}
+	}
+	return Verdict{Rule: RuleNeedsEmbedding}
+}
+
+// namedThings decides two tokens that both name a thing of one sort this
+// package knows: a unit of measure ("celsius", "C", "kg"), a currency, a
+// language or a country (by name or code), a weekday or a month. The
+// same thing passes by equivalence; two different ones fail
+// (parsed_differs): "celsius" is not "fahrenheit", whatever their cosine.
+func namedThings(gold, pred string) (Verdict, bool) {
+	g, p := strings.ToLower(strings.TrimSpace(gold)), strings.ToLower(strings.TrimSpace(pred))
+	if gu, ok := unitNames[g]; ok {
+		if pu, ok := unitNames[p]; ok && gu.dim == pu.dim {
+			return sameThing(gu == pu, gold, pred), true
+		}
+	}
+	for _, read := range []func(string) (string, bool){currencyCode, languageOf, countryOf, weekdayName, monthName} {
+		gc, gok := read(g)
+		pc, pok := read(p)
+		if gok && pok {
+			return sameThing(gc == pc, gold, pred), true
+		}
+	}
+	return Verdict{}, false
+}
+
+func sameThing(same bool, gold, pred string) Verdict {
+	if same {
+		return Verdict{Rule: RuleEquivalence, Pass: true}
+	}
+	return parsed(false, gold, pred)
+}
+
+func weekdayName(s string) (string, bool) {
+	d, ok := weekdays[strings.TrimSuffix(s, ".")]
+	return strconv.Itoa(d), ok
+}
+
+func monthName(s string) (string, bool) {
+	m, ok := months[strings.TrimSuffix(s, ".")]
+	return strconv.Itoa(m), ok
+}
+
+// equivalent reports a known equivalence between two names or tokens.
+func equivalent(gold, pred string, gw, pw []string) bool {
+	if initialism(gold, pw) || initialism(pred, gw) || abbreviated(gw, pw) {
+		return true
+	}
+	if g, ok := languageOf(gold); ok {
+		if p, ok := languageOf(pred); ok && g == p {
+			return true
+		}
+	}
+	if g, ok := countryOf(gold); ok {
+		if p, ok := countryOf(pred); ok && g == p {
+			return true
+		}
+	}
+	return false
+}
+
+// initialism reports whether acr (one word of two to six letters, "NYC",
+// "U.S.") spells the initials of words ("New York City"), small link
+// words ("of", "the", "and") counted or not.
+func initialism(acr string, words []string) bool {
+	a := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(acr), ".", ""))
+	if len(a) < 2 || len(a) > 6 || len(words) < 2 || strings.IndexFunc(a, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+		return false
+	}
+	var all, content []rune
+	for _, w := range words {
+		r := []rune(w)[0]
+		all = append(all, r)
+		if !isLinkWord(w) {
+			content = append(content, r)
+		}
+	}
+	return a == string(all) || a == string(content)
+}
+
+// abbreviations are the usual short forms of words in names and
+// addresses; a short form may stand for several words ("st": street or
+// saint).
+var abbreviations = map[string][]string{
+	"st": {"street", "saint"}, "ave": {"avenue"}, "av": {"avenue"}, "rd": {"road"}, "blvd": {"boulevard"},
+	"dr": {"drive", "doctor"}, "ln": {"lane"}, "ct": {"court"}, "pl": {"place"}, "sq": {"square"},
+	"pkwy": {"parkway"}, "hwy": {"highway"}, "fwy": {"freeway"}, "cir": {"circle"}, "ter": {"terrace"},
+	"mt": {"mount", "mountain"}, "ft": {"fort"}, "pt": {"point", "port"}, "hts": {"heights"},
+	"n": {"north"}, "s": {"south"}, "e": {"east"}, "w": {"west"},
+	"ne": {"northeast"}, "nw": {"northwest"}, "se": {"southeast"}, "sw": {"southwest"},
+	"apt": {"apartment"}, "ste": {"suite"}, "fl": {"floor"}, "bldg": {"building"}, "rm": {"room"},
+	"co": {"company"}, "corp": {"corporation"}, "inc": {"incorporated"}, "ltd": {"limited"},
+	"intl": {"international"}, "univ": {"university"}, "dept": {"department"}, "govt": {"government"},
+	"assn": {"association"}, "bros": {"brothers"}, "natl": {"national"}, "ctr": {"center", "centre"},
+	"jr": {"junior"}, "sr": {"senior"}, "mr": {"mister"}, "&": {"and"}, "n/a": {"not applicable"},
+}
+
+// abbreviated reports two word lists equal word by word, a word matching
+// its abbreviation ("12 Elm St" = "12 Elm Street").
+func abbreviated(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !slices.Contains(abbreviations[a[i]], b[i]) && !slices.Contains(abbreviations[b[i]], a[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// streetWords end the street of an address line.
+var streetWords = map[string]bool{
+	"street": true, "st": true, "avenue": true, "ave": true, "road": true, "rd": true, "boulevard": true,
+	"blvd": true, "drive": true, "dr": true, "lane": true, "ln": true, "court": true, "ct": true, "place": true,
+	"pl": true, "way": true, "parkway": true, "pkwy": true, "highway": true, "hwy": true, "circle": true,
+	"terrace": true, "square": true, "sq": true, "plaza": true, "trail": true, "alley": true,
+}
+
+// isAddress reports a street address line: a house number, then words
+// including a street word ("12 Elm Street", "1600 Pennsylvania Ave NW").
+func isAddress(s string) bool {
+	ws := normalizeWords(s)
+	if len(ws) < 3 || !strings.ContainsFunc(ws[0], unicode.IsDigit) {
+		return false
+	}
+	return slices.ContainsFunc(ws[1:], func(w string) bool { return streetWords[w] })
+}
+
+// compareAddresses decides two address lines: their numbers (house,
+// apartment, zip) must be the same, in order; then words equal, or equal
+// but for abbreviations ("St." for "Street"), pass; the rest needs the
+// embedding.
+func compareAddresses(gold, pred string) Verdict {
+	gw, pw := normalizeWords(gold), normalizeWords(pred)
+	gn, pn := numbered(gw), numbered(pw)
+	if !slices.Equal(gn, pn) {
+		return Verdict{Rule: RuleParsedDiffers, Detail: quote(strings.Join(gn, " ")) + " vs " + quote(strings.Join(pn, " "))}
+	}
+	switch {
+	case slices.Equal(gw, pw):
+		return Verdict{Rule: RuleNormalized, Pass: true}
+	case abbreviated(gw, pw):
+		return Verdict{Rule: RuleEquivalence, Pass: true}
+	}
+	return Verdict{Rule: RuleNeedsEmbedding}
+}
+
+// numbered returns the words that hold a digit.
+func numbered(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if strings.ContainsFunc(w, unicode.IsDigit) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
