@@ -105,7 +105,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		UserTurn:      optInt(v.UserTurn),
 	}
 	for i, fs := range v.FieldScores {
-		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold,
+		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Kind: optStr(fs.Kind), Score: fs.Score, Threshold: fs.Threshold,
 			ThresholdFrom: fs.ThresholdFrom, Pass: fs.Pass, By: optStr(fs.By)}
 		tr.FieldScores[i].Cosine, tr.FieldScores[i].JudgeReason, tr.FieldScores[i].JudgeError = judgeNote(fs.Judge)
 		if fs.Cosine != nil && fs.Judge == nil {

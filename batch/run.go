@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -551,13 +552,20 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 }
 
 // unscoredMethods are the methods that decide a comparison without a
-// scorer (the strings or values agree, or a reply clause is not required),
-// in the order of unscoredCounts.
-var unscoredMethods = [...]string{metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny, metrics.MethodNotRequired}
+// scorer (the strings or values agree, a value's kind decides, or a reply
+// clause is not required), in the order of unscoredCounts.methods.
+var unscoredMethods = [...]string{metrics.MethodExact, metrics.MethodNormalized, metrics.MethodTyped, metrics.MethodAny,
+	metrics.MethodNotRequired, metrics.MethodParsedEqual, metrics.MethodParsedDiffers, metrics.MethodUnparsed,
+	metrics.MethodDiffers, metrics.MethodEquivalence, metrics.MethodContradicted}
 
 // unscoredCounts counts field and clause comparisons decided by
-// unscoredMethods without a scorer, for summary.json's embedding section.
-type unscoredCounts [len(unscoredMethods)]atomic.Int64
+// unscoredMethods without a scorer, and parameter values by kind, for
+// summary.json's embedding section.
+type unscoredCounts struct {
+	methods [len(unscoredMethods)]atomic.Int64
+	mu      sync.Mutex
+	kinds   map[string]rundir.KindCount
+}
 
 func (u *unscoredCounts) add(r *metrics.DialogResult) {
 	for _, v := range r.Turns {
@@ -566,6 +574,9 @@ func (u *unscoredCounts) add(r *metrics.DialogResult) {
 		}
 		for _, cs := range v.Clauses {
 			u.count(cs.FieldScore)
+		}
+		if v.Kind == metrics.KindAction {
+			u.addKinds(v.FieldScores)
 		}
 	}
 }
@@ -576,8 +587,30 @@ func (u *unscoredCounts) count(fs metrics.FieldScore) {
 	}
 	for i, m := range unscoredMethods {
 		if fs.Method == m {
-			u[i].Add(1)
+			u.methods[i].Add(1)
 		}
+	}
+}
+
+// addKinds counts a turn's compared parameter values by kind: decided by
+// the kind's rules, or by a scorer.
+func (u *unscoredCounts) addKinds(scores []metrics.FieldScore) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, fs := range scores {
+		if fs.Kind == "" || fs.Method == metrics.MethodMissing || fs.Method == metrics.MethodType {
+			continue
+		}
+		if u.kinds == nil {
+			u.kinds = map[string]rundir.KindCount{}
+		}
+		c := u.kinds[fs.Kind]
+		if fs.By != "" {
+			c.Scored++
+		} else {
+			c.Decided++
+		}
+		u.kinds[fs.Kind] = c
 	}
 }
 
@@ -591,8 +624,11 @@ func (st *runState) embeddingUsage(turns int64) *rundir.EmbeddingUsage {
 	}
 	u.DecidedWithoutModel = make(map[string]int64, len(unscoredMethods))
 	for i, m := range unscoredMethods {
-		u.DecidedWithoutModel[m] = st.unscored[i].Load()
+		u.DecidedWithoutModel[m] = st.unscored.methods[i].Load()
 	}
+	st.unscored.mu.Lock()
+	u.ValueKinds = maps.Clone(st.unscored.kinds)
+	st.unscored.mu.Unlock()
 	return &u
 }
 

@@ -8,22 +8,34 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aem-dev/aem/metrics/values"
 	"github.com/aem-dev/aem/tooldef"
 )
 
 // Comparison methods recorded in FieldScore.Method.
 const (
 	MethodExact      = "exact"      // byte-equal strings or equal scalars: no scorer call
-	MethodNormalized = "normalized" // strings equal after NormalizeText: no scorer call
-	MethodTyped      = "typed"      // numbers with tolerance, booleans, null, type mismatches
+	MethodNormalized = "normalized" // equal after the kind's normalisation (case, white space, a code's hyphens): no scorer call
+	MethodTyped      = "typed"      // JSON numbers with tolerance, booleans, null, type mismatches
 	MethodAny        = "any"        // compared against $any alternatives
-	MethodSemantic   = "semantic"   // similarity score against a threshold
+	MethodSemantic   = "semantic"   // similarity score against a threshold (the kind's rules left it open)
 	MethodMissing    = "missing"    // gold value absent from the prediction
 	MethodExtra      = "extra"      // predicted value with no gold counterpart (extra key or array element)
 	MethodCoverage   = "coverage"   // a reply's covered share of its gold's required content (response.coverage)
 	// MethodNotRequired is a gold clause with no task content: never
 	// compared, not required for completeness.
 	MethodNotRequired = "not_required"
+	// Decided by the value's kind (FieldScore.Kind; package values), no
+	// scorer call:
+	MethodParsedEqual   = string(values.RuleParsedEqual)   // both parsed as the kind (a number, date, phone...), equal
+	MethodParsedDiffers = string(values.RuleParsedDiffers) // both parsed as the kind, different
+	MethodUnparsed      = string(values.RuleUnparsed)      // the prediction does not read as the gold's kind
+	MethodDiffers       = string(values.RuleDiffers)       // an identifier, email or URL that differs after normalisation
+	MethodEquivalence   = string(values.RuleEquivalence)   // a known equivalence: "NYC" for "New York City", "St." for "Street"
+	// MethodContradicted is a hard fact (a number, date, time, code,
+	// name or polarity) of a prediction that contradicts the gold's: in a
+	// value, or in a reply (Field "response.fact(<kind>)" with both facts).
+	MethodContradicted = string(values.RuleContradicted)
 	// With tool definitions:
 	MethodType        = "type"        // predicted value of a type its schema does not allow: invalid_parameter_type
 	MethodNotOffered  = "not_offered" // predicted tool not among the definitions (Field names it): tool_mismatch
@@ -57,15 +69,7 @@ func paramOf(tool *tooldef.Tool, path, k string) param {
 	if s == nil {
 		return p
 	}
-	var types []tooldef.Type
-	for _, t := range s.Types {
-		if t != tooldef.Null {
-			types = append(types, t)
-		}
-	}
-	if len(types) == 1 {
-		p.schemaType = string(types[0])
-	}
+	p.schemaType = oneType(s.Types)
 	var ctx []string
 	if tool.Description != "" {
 		ctx = append(ctx, tool.Name+": "+tool.Description)
@@ -103,10 +107,35 @@ func (c *comparer) schemaOf(path string) *tooldef.Schema {
 	return schemaAt(c.tool, strings.TrimPrefix(path, c.base+"."))
 }
 
-// exactOnly reports whether the string at path is compared without the
-// scorer (see exactOnly in schema.go).
-func (c *comparer) exactOnly(path string) bool {
-	return exactOnly(c.schemaOf(path), lastKey(path))
+// kindOf is the kind of gold value gold at path, of parameter p: the one
+// Thresholds.FieldKinds sets for the path or its parameter, else
+// values.Classify's, from the value's schema (with tool definitions) and
+// its key.
+func (c *comparer) kindOf(path string, p param, gold any) values.Kind {
+	if k, ok := c.j.cfg.Thresholds.KindFor(path, p.path); ok {
+		return k
+	}
+	h := values.Hints{Key: lastKey(path)}
+	if s := c.schemaOf(path); s != nil {
+		h.Enum, h.Format, h.Pattern, h.Type = s.Enum != nil, s.Format, s.Pattern, oneType(s.Types)
+	}
+	return values.Classify(gold, h)
+}
+
+// oneType is the one type types allows besides null, "" when it allows
+// several or any.
+func oneType(types []tooldef.Type) string {
+	one := ""
+	for _, t := range types {
+		switch {
+		case t == tooldef.Null:
+		case one != "":
+			return ""
+		default:
+			one = string(t)
+		}
+	}
+	return one
 }
 
 // allPass reports whether every recorded comparison passed.
@@ -139,16 +168,26 @@ func (c *comparer) add(fs FieldScore, gold, pred any) {
 	}
 }
 
-// record adds a value decided without the scorer.
-func (c *comparer) record(path, method string, score float64, pass bool, gold, pred any) {
-	c.add(FieldScore{Field: path, Method: method, Score: score, Pass: pass}, gold, pred)
+// record adds a value decided without the scorer; kind is the gold
+// value's ("" for none).
+func (c *comparer) record(path, method string, kind values.Kind, pass bool, gold, pred any) {
+	c.add(FieldScore{Field: path, Method: method, Kind: string(kind), Score: b2f(pass), Pass: pass}, gold, pred)
+}
+
+// decided records a value the kind's comparator decided.
+func (c *comparer) decided(path string, v values.Verdict, gold, pred any) {
+	method := string(v.Rule)
+	if v.Rule == values.RuleExact {
+		method = MethodExact
+	}
+	c.record(path, method, v.Kind, v.Pass, gold, pred)
 }
 
 // value compares gold with pred through the chain: exact, typed, $any,
 // semantic (strings only, when semantic is true).
 func (c *comparer) value(path string, p param, gold, pred any, semantic bool) error {
 	if _, bad := c.badType[path]; bad {
-		c.record(path, MethodType, 0, false, gold, pred)
+		c.record(path, MethodType, c.kindOf(path, p, gold), false, gold, pred)
 		return nil
 	}
 	if sp, ok := specOf(gold); ok {
@@ -168,57 +207,89 @@ func (c *comparer) value(path string, p param, gold, pred any, semantic bool) er
 			return c.text(path, p, g, ps, semantic)
 		}
 	}
-	c.scalar(path, gold, pred)
+	c.scalar(path, p, gold, pred)
 	return nil
 }
 
+// text compares two strings: the gold value's kind decides (package
+// values) where it can; what it leaves open (names, categorical tokens,
+// addresses, free text) goes to the scorer when semantic is true, held
+// to the threshold of the value's field, parameter, kind, schema type or
+// sub-metric, and fails otherwise.
 func (c *comparer) text(path string, p param, gold, pred string, semantic bool) error {
-	if gold == pred {
-		c.record(path, MethodExact, 1, true, gold, pred)
-		return nil
-	}
-	if NormalizeText(gold) == NormalizeText(pred) {
-		c.record(path, MethodNormalized, 1, true, gold, pred)
+	k := c.kindOf(path, p, gold)
+	if v := c.j.kinds.Compare(k, gold, pred); v.Decided() {
+		c.decided(path, v, gold, pred)
 		return nil
 	}
 	if !semantic {
-		c.record(path, MethodTyped, 0, false, gold, pred)
-		return nil
-	}
-	if c.exactOnly(path) {
-		c.record(path, MethodExact, 0, false, gold, pred)
+		c.record(path, MethodTyped, k, false, gold, pred)
 		return nil
 	}
 	s, err := c.j.sim(Comparison{Kind: CompareValue, Field: path, Context: p.context, Gold: gold, Predicted: pred})
 	if err != nil {
 		return fmt.Errorf("field %s: %w", path, err)
 	}
-	q := ThresholdQuery{SubMetric: SubTruthValues, Field: path, Param: p.path, Type: p.schemaType}
-	c.add(c.j.decide(path, q, s), gold, pred)
+	q := ThresholdQuery{SubMetric: SubTruthValues, Field: path, Param: p.path, Type: p.schemaType, Kind: string(k)}
+	fs := c.j.decide(path, q, s)
+	fs.Kind = string(k)
+	c.add(fs, gold, pred)
 	return nil
 }
 
 // scalar compares everything that is neither string-vs-string nor two
-// containers: equal scalars are exact, the rest goes through typedEqual.
-func (c *comparer) scalar(path string, gold, pred any) {
+// containers: equal scalars are exact; two JSON numbers or booleans
+// compare typed (numbers within the tolerance); a scalar against a string
+// goes to the gold value's kind ("two" for 2, "yes" for true, 89 for
+// "$89.00"); the rest fails typed.
+func (c *comparer) scalar(path string, p param, gold, pred any) {
+	k := c.kindOf(path, p, gold)
 	if exactScalar(gold, pred) {
-		c.record(path, MethodExact, 1, true, gold, pred)
+		c.record(path, MethodExact, k, true, gold, pred)
 		return
 	}
-	ok := typedEqual(gold, pred, c.j.cfg.NumericTolerance)
-	c.record(path, MethodTyped, b2f(ok), ok, gold, pred)
+	if text, ok := scalarText(gold, pred); ok {
+		if v := c.j.kinds.Compare(k, text[0], text[1]); v.Decided() {
+			if v.Rule == values.RuleExact {
+				v.Rule = values.RuleParsedEqual // the same text in two JSON types: "5" for 5
+			}
+			c.decided(path, v, gold, pred)
+			return
+		}
+	}
+	c.record(path, MethodTyped, k, typedEqual(gold, pred, c.j.cfg.NumericTolerance), gold, pred)
+}
+
+// scalarText writes a scalar and a string (either way round) as two
+// strings for the kind's comparator; ok is false for two non-strings,
+// containers and null.
+func scalarText(gold, pred any) ([2]string, bool) {
+	_, gs := gold.(string)
+	_, ps := pred.(string)
+	if gs == ps || !isTextScalar(gold) || !isTextScalar(pred) {
+		return [2]string{}, false
+	}
+	return [2]string{valueText(gold), valueText(pred)}, true
+}
+
+func isTextScalar(v any) bool {
+	switch v.(type) {
+	case string, bool, json.Number, float64:
+		return true
+	}
+	return false
 }
 
 func (c *comparer) object(path string, p param, g, pm map[string]any, semantic bool) error {
 	if len(g) == 0 && len(pm) == 0 {
-		c.record(path, MethodExact, 1, true, g, pm)
+		c.record(path, MethodExact, "", true, g, pm)
 		return nil
 	}
 	for _, k := range sortedKeys(g) {
 		pv, present := pm[k]
 		if !present {
 			if sp, ok := specOf(g[k]); (!ok || !sp.optional) && !c.nestedDefault(path, k, g[k], nil, true) {
-				c.record(path+"."+k, MethodMissing, 0, false, g[k], "")
+				c.record(path+"."+k, MethodMissing, c.kindOf(path+"."+k, p, g[k]), false, g[k], "")
 			}
 			continue
 		}
@@ -228,7 +299,7 @@ func (c *comparer) object(path string, p param, g, pm map[string]any, semantic b
 	}
 	for _, k := range sortedKeys(pm) {
 		if _, inGold := g[k]; !inGold && !c.nestedDefault(path, k, nil, pm[k], false) {
-			c.record(path+"."+k, MethodExtra, 0, false, nil, pm[k])
+			c.record(path+"."+k, MethodExtra, "", false, nil, pm[k])
 		}
 	}
 	return nil
@@ -236,16 +307,16 @@ func (c *comparer) object(path string, p param, g, pm map[string]any, semantic b
 
 func (c *comparer) array(path string, p param, g, pa []any, semantic bool) error {
 	if len(g) == 0 && len(pa) == 0 {
-		c.record(path, MethodExact, 1, true, g, pa)
+		c.record(path, MethodExact, "", true, g, pa)
 		return nil
 	}
 	for i := range max(len(g), len(pa)) {
 		at := path + "[" + strconv.Itoa(i) + "]"
 		switch {
 		case i >= len(pa):
-			c.record(at, MethodMissing, 0, false, g[i], "")
+			c.record(at, MethodMissing, c.kindOf(at, p, g[i]), false, g[i], "")
 		case i >= len(g):
-			c.record(at, MethodExtra, 0, false, nil, pa[i])
+			c.record(at, MethodExtra, "", false, nil, pa[i])
 		default:
 			if err := c.value(at, p, g[i], pa[i], semantic); err != nil {
 				return err
@@ -268,11 +339,11 @@ func (c *comparer) anyOf(path string, p param, alts []any, pred any, semantic bo
 			return err
 		}
 		if sub.allPass() {
-			c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Score: 1, Pass: true})
+			c.scores = append(c.scores, FieldScore{Field: path, Method: MethodAny, Kind: kindOfScores(sub.scores), Score: 1, Pass: true})
 			return nil
 		}
 	}
-	best := FieldScore{Field: path, Method: MethodAny, Score: math.Inf(-1)}
+	best := FieldScore{Field: path, Method: MethodAny, Kind: string(c.kindOf(path, p, alts[0])), Score: math.Inf(-1)}
 	if semantic {
 		for _, a := range alts {
 			sub := c.scratch()
@@ -282,8 +353,8 @@ func (c *comparer) anyOf(path string, p param, alts []any, pred any, semantic bo
 			pass, score := sub.allPass(), sub.meanScore()
 			if (pass && !best.Pass) || (pass == best.Pass && score > best.Score) {
 				d, _ := deciding(sub.scores)
-				best = FieldScore{Field: path, Method: MethodAny, Score: score, Threshold: d.Threshold, ThresholdFrom: d.ThresholdFrom,
-					By: d.By, Judge: d.Judge, Cosine: d.Cosine, Pass: pass}
+				best = FieldScore{Field: path, Method: MethodAny, Kind: kindOfScores(sub.scores), Score: score, Threshold: d.Threshold,
+					ThresholdFrom: d.ThresholdFrom, By: d.By, Judge: d.Judge, Cosine: d.Cosine, Pass: pass}
 			}
 		}
 	}
@@ -297,6 +368,15 @@ func (c *comparer) anyOf(path string, p param, alts []any, pred any, semantic bo
 		c.diffs = append(c.diffs, valueDiff{gold: gold, pred: valueText(pred)})
 	}
 	return nil
+}
+
+// kindOfScores is the kind of an alternative's one value, "" when it has
+// several (an object or an array).
+func kindOfScores(scores []FieldScore) string {
+	if len(scores) == 1 {
+		return scores[0].Kind
+	}
+	return ""
 }
 
 // deciding returns the similarity comparison among scores (and, for a

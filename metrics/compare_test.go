@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/aem-dev/aem/metrics/values"
 )
 
 // mustJSON decodes one JSON value with numbers as json.Number.
@@ -19,7 +21,7 @@ func mustJSON(t testing.TB, s string) any {
 
 func TestValueChain(t *testing.T) {
 	sims := pairScores{
-		{"New York City", "NYC"}: 0.9, {"revenue", "profit"}: 0.1, {"NYC", "Manhattan"}: 0.2,
+		{"New York City", "Big Apple"}: 0.9, {"revenue", "profit"}: 0.1, {"NYC", "Manhattan"}: 0.2,
 		{"New York City", "Manhattan"}: 0.6, {"ok", "fine"}: 0.95,
 	}
 	type score struct {
@@ -32,20 +34,29 @@ func TestValueChain(t *testing.T) {
 		want             []score
 	}{
 		{"exact string", `"EMEA"`, `"EMEA"`, []score{{"t.a.p", "exact", 1, true}}},
-		{"semantic pass", `"New York City"`, `"NYC"`, []score{{"t.a.p", "semantic", 0.9, true}}},
+		{"semantic pass", `"New York City"`, `"Big Apple"`, []score{{"t.a.p", "semantic", 0.9, true}}},
+		{"equivalence", `"New York City"`, `"NYC"`, []score{{"t.a.p", "equivalence", 1, true}}},
+		{"parsed date", `"2024-05-20"`, `"May 20, 2024"`, []score{{"t.a.p", "parsed_equal", 1, true}}},
+		{"wrong date", `"2024-05-20"`, `"2024-05-21"`, []score{{"t.a.p", "parsed_differs", 0, false}}},
+		{"wrong identifier", `"ORD-10293"`, `"ORD-10239"`, []score{{"t.a.p", "differs", 0, false}}},
+		{"decimal digits kept", `"1.5"`, `"15"`, []score{{"t.a.p", "parsed_differs", 0, false}}},
+		{"money", `"$89.00"`, `89`, []score{{"t.a.p", "parsed_equal", 1, true}}},
 		{"semantic fail", `"revenue"`, `"profit"`, []score{{"t.a.p", "semantic", 0.1, false}}},
 		{"exact number", `5`, `5`, []score{{"t.a.p", "exact", 1, true}}},
 		{"int vs float", `2`, `2.0`, []score{{"t.a.p", "typed", 1, true}}},
 		{"within tolerance", `100`, `100.0000000001`, []score{{"t.a.p", "typed", 1, true}}},
 		{"outside tolerance", `100`, `100.01`, []score{{"t.a.p", "typed", 0, false}}},
 		{"big numbers relative", `1e20`, `100000000000000000001`, []score{{"t.a.p", "typed", 1, true}}},
-		{"numeric string vs number", `5`, `"5"`, []score{{"t.a.p", "typed", 1, true}}},
-		{"number vs numeric string", `"5.0"`, `5`, []score{{"t.a.p", "typed", 1, true}}},
-		{"word vs number", `5`, `"five"`, []score{{"t.a.p", "typed", 0, false}}},
+		{"numeric string vs number", `5`, `"5"`, []score{{"t.a.p", "parsed_equal", 1, true}}},
+		{"number vs numeric string", `"5.0"`, `5`, []score{{"t.a.p", "parsed_equal", 1, true}}},
+		{"word vs number", `5`, `"five"`, []score{{"t.a.p", "parsed_equal", 1, true}}},
+		{"wrong word vs number", `5`, `"six"`, []score{{"t.a.p", "parsed_differs", 0, false}}},
+		{"text vs number", `5`, `"many"`, []score{{"t.a.p", "unparsed", 0, false}}},
 		{"bool exact", `true`, `true`, []score{{"t.a.p", "exact", 1, true}}},
 		{"bool mismatch", `true`, `false`, []score{{"t.a.p", "typed", 0, false}}},
-		{"bool vs string", `false`, `"FALSE"`, []score{{"t.a.p", "typed", 1, true}}},
-		{"bool vs word", `false`, `"no"`, []score{{"t.a.p", "typed", 0, false}}},
+		{"bool vs string", `false`, `"FALSE"`, []score{{"t.a.p", "parsed_equal", 1, true}}},
+		{"bool vs word", `false`, `"no"`, []score{{"t.a.p", "parsed_equal", 1, true}}},
+		{"bool vs wrong word", `false`, `"yes"`, []score{{"t.a.p", "parsed_differs", 0, false}}},
 		{"null exact", `null`, `null`, []score{{"t.a.p", "exact", 1, true}}},
 		{"null vs zero", `null`, `0`, []score{{"t.a.p", "typed", 0, false}}},
 		{"object vs string", `{"a":1}`, `"a"`, []score{{"t.a.p", "typed", 0, false}}},
@@ -58,6 +69,7 @@ func TestValueChain(t *testing.T) {
 		{"array longer", `[1]`, `[1,2]`, []score{{"t.a.p[0]", "exact", 1, true}, {"t.a.p[1]", "extra", 0, false}}},
 		{"empty containers", `{"a":[],"b":{}}`, `{"a":[],"b":{}}`, []score{{"t.a.p.a", "exact", 1, true}, {"t.a.p.b", "exact", 1, true}}},
 		{"any exact", `{"$any":["NYC","New York City"]}`, `"NYC"`, []score{{"t.a.p", "any", 1, true}}},
+		{"any by kind", `{"$any":["2024-05-20"]}`, `"May 20, 2024"`, []score{{"t.a.p", "any", 1, true}}},
 		{"any typed", `{"$any":[842.6,"842.60"]}`, `"842.6"`, []score{{"t.a.p", "any", 1, true}}},
 		{"any semantic best", `{"$any":["NYC","New York City"]}`, `"Manhattan"`, []score{{"t.a.p", "any", 0.6, true}}},
 		{"any fail", `{"$any":["revenue"]}`, `"profit"`, []score{{"t.a.p", "any", 0.1, false}}},
@@ -103,7 +115,7 @@ func TestNumericToleranceConfig(t *testing.T) {
 func testComparer(th Thresholds, sim simFunc) *comparer {
 	cfg := DefaultConfig()
 	cfg.Thresholds = th
-	return &comparer{j: &judger{cfg: &cfg, sim: sim}}
+	return &comparer{j: &judger{cfg: &cfg, kinds: values.Comparer{Tolerance: cfg.NumericTolerance}, sim: sim}}
 }
 
 func TestValidateGoldArgs(t *testing.T) {

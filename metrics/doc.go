@@ -31,7 +31,9 @@
 // it is computed. decide asks the
 // resolved lookup Config.Thresholds (type Thresholds, For) for the
 // comparison's threshold: the exact nested field path, then
-// tool.action.param, then the parameter's schema type (ThresholdQuery.Type,
+// tool.action.param, then the value's kind (ThresholdQuery.Kind: "name",
+// "category", ...; parameter values only: the slot of a per-kind default
+// calibration), then the parameter's schema type (ThresholdQuery.Type,
 // empty until tool definitions give it), then the sub-metric, then the
 // global value. Every semantic FieldScore records the threshold applied,
 // the entry it came from (ThresholdFrom) and who decided (By); a verdict
@@ -110,28 +112,46 @@
 //
 // # Values
 //
-// Each gold value is compared with the predicted one by a chain:
+// Every gold value (a parameter, a nested field, an array element, an
+// $any alternative) has a kind (package values): integer, decimal, money,
+// percent, quantity, duration, date, time, datetime, weekday, month,
+// identifier, email, URL, phone, address, language, country, currency,
+// boolean, name, category (a short categorical token) or text.
+// Thresholds.FieldKinds sets a field's kind; otherwise values.Classify
+// reads it from the tool definition when there is one (an enum member or
+// a value with a pattern is an identifier; a format names its kind), the
+// key (order_id, email, phone, currency, country_code...) and the value
+// itself. FieldScore.Kind records it. A predicted value is compared with
+// the gold one by a chain:
 //
-//  1. exact: byte-equal strings or equal JSON scalars (no scorer call);
-//     then, for two strings, normalized: equal after NormalizeText (NFKC,
-//     case folding, white space and punctuation removed; no scorer call);
-//  2. typed, for non-strings: numbers numerically with tolerance
-//     |a-b| <= tol*max(1,|a|,|b|); booleans; null; objects key by key and
-//     arrays index by index, recursively, with field paths such as
-//     "tool.action.param.sub[0]". A string against a number compares
-//     numerically when the string parses as a number ("5" vs 5 passes,
-//     "five" vs 5 fails); a string against a boolean passes when it reads
-//     "true"/"false" in any case. Other type mismatches fail;
-//  3. $any alternatives: the value passes if any alternative matches by
-//     this same chain; literal (exact/typed) matches are tried first for all
-//     alternatives, so they never call the scorer;
-//  4. semantic similarity, strings only: score >= threshold, the
-//     threshold of the value's field path, parameter, schema type or the
-//     truthfulness.values sub-metric (see Thresholds above). With
-//     tool definitions, enum values, strings with a format or pattern,
-//     and identifiers and codes by their key's name (order_id,
-//     countryCode, currency, email, url...: identifierWords) never reach
-//     the scorer: they fail with method "exact" instead.
+//  1. exact: byte-equal strings or equal JSON scalars;
+//  2. the kind's comparator (values.Comparer, with NumericTolerance),
+//     no scorer call: numbers, money, percents, quantities, durations,
+//     dates, times, weekdays, months, booleans and phone numbers by
+//     parsed value (method parsed_equal or parsed_differs, unparsed when
+//     the prediction does not read as the gold's kind: "$89.00" = "89
+//     USD", "3pm" = "15:00", "2" = "two" = 2); identifiers, emails and
+//     URLs after normalisation (normalized or differs); languages,
+//     countries and currencies by code ("Spanish" = "es"); names and
+//     categorical tokens after normalisation, then known equivalences
+//     (equivalence: "NYC" = "New York City", "St." = "Street", "celsius"
+//     = "C"); names, tokens and free text fail when a number, date, time
+//     or code inside contradicts the gold's (contradicted). Two JSON
+//     numbers, or two booleans, compare typed (numbers within the
+//     tolerance |a-b| <= tol*max(1,|a|,|b|)); a scalar against a string
+//     goes to the gold's kind (5 vs "five"); other type mismatches and
+//     containers against scalars fail typed;
+//  3. objects key by key and arrays index by index, recursively, with
+//     field paths such as "tool.action.param.sub[0]";
+//  4. $any alternatives: the value passes if any alternative matches by
+//     this same chain; alternatives decided without the scorer are tried
+//     first for all alternatives, so such a match never calls it;
+//  5. semantic similarity, for what the kind's comparator leaves open
+//     (names, categorical tokens, addresses, free text; languages,
+//     countries and currencies that are no known code or name): score >=
+//     threshold, the threshold of the value's field path, parameter, kind
+//     (ThresholdQuery.Kind, Thresholds.Kinds), schema type or the
+//     truthfulness.values sub-metric (see Thresholds above).
 //
 // Inside nested objects a missing gold key is recorded with method
 // "missing" and an extra predicted key (or array element) with method

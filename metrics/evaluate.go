@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/aem-dev/aem/metrics/features"
+	"github.com/aem-dev/aem/metrics/values"
 )
 
 // Metric is a validated Config, ready to judge: New checks the Config
@@ -28,6 +29,7 @@ func New(cfg Config) (*Metric, error) {
 	}
 	t := &cfg.Thresholds
 	t.SubMetrics, t.Types, t.Fields, t.Composite = maps.Clone(t.SubMetrics), maps.Clone(t.Types), maps.Clone(t.Fields), maps.Clone(t.Composite)
+	t.Kinds, t.FieldKinds = maps.Clone(t.Kinds), maps.Clone(t.FieldKinds)
 	cfg.Composition.MinRates = maps.Clone(cfg.Composition.MinRates)
 	cfg.ReadOnlyTools = slices.Clone(cfg.ReadOnlyTools)
 	return &Metric{cfg: cfg}, nil
@@ -247,7 +249,7 @@ func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string, replies rep
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	j := &judger{cfg: &m.cfg, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows), replies: replies}
+	j := &judger{cfg: &m.cfg, kinds: values.Comparer{Tolerance: m.cfg.NumericTolerance}, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows), replies: replies}
 	var ctx []Verdict
 	scored := rows[:0:0]
 	for i := range rows {

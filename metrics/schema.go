@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/aem-dev/aem/tooldef"
 )
@@ -472,45 +471,6 @@ func schemaAt(tool *tooldef.Tool, rel string) *tooldef.Schema {
 		rel = rel[end:]
 	}
 	return s
-}
-
-// exactOnly reports whether a string value with schema s, under the key
-// key (its parameter or nested key), is compared exactly (after the
-// normalised tier) and never by the scorer: an enum value, a string with a
-// format or pattern, or an identifier or code by its name (see
-// identifierWords).
-func exactOnly(s *tooldef.Schema, key string) bool {
-	if s == nil {
-		return false
-	}
-	return s.Enum != nil || s.Format != "" || s.Pattern != "" || identifierName(key)
-}
-
-// identifierWords are the last words of parameter names that hold
-// identifiers and codes, compared exactly: order_id, userId, country_code,
-// currency, isbn, email, url, phone_number...
-var identifierWords = []string{
-	"id", "ids", "uuid", "guid", "key", "code", "codes", "sku", "isbn", "ean", "upc", "iban", "swift", "bic",
-	"zip", "zipcode", "postcode", "iata", "icao", "ticker", "symbol", "currency", "url", "uri", "urls",
-	"email", "phone", "number", "token", "hash", "path", "filename", "serial", "version",
-}
-
-// identifierName reports whether the last word of name (words split at _,
-// -, . and camelCase) is one of identifierWords.
-func identifierName(name string) bool {
-	words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
-	if len(words) == 0 {
-		return false
-	}
-	last := words[len(words)-1]
-	// camelCase: the last word starts at the last upper-case letter after a lower-case one.
-	for i := len(last) - 1; i > 0; i-- {
-		if unicode.IsUpper(rune(last[i])) && unicode.IsLower(rune(last[i-1])) {
-			last = last[i:]
-			break
-		}
-	}
-	return slices.Contains(identifierWords, strings.ToLower(last))
 }
 
 // lastKey is the last object key of a value path ("a.b[2]" -> "b").

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/aem-dev/aem/metrics/values"
 )
 
 // Sub-metric keys of Thresholds.SubMetrics: the three kinds of semantic
@@ -40,15 +42,31 @@ func SchemaTypes() []string {
 // For(query).Value. Package thresholds builds it from thresholds.json and
 // --threshold; batch records it in summary.json. The most specific entry
 // wins: Fields for the exact nested path, Fields for the top-level
-// parameter (tool.action.param), Types for the parameter's schema type,
-// SubMetrics, then Threshold. Fields and Types apply to parameter values
-// only. Every value lies in [-1, 1] (Validate); 0 is a threshold like any
+// parameter (tool.action.param), Kinds for the value's kind (values.Kind:
+// name, category...), Types for the parameter's schema type, SubMetrics,
+// then Threshold. Fields, Kinds and Types apply to parameter values only.
+// Every value lies in [-1, 1] (Validate); 0 is a threshold like any
 // other.
 type Thresholds struct {
 	Threshold  float64            `json:"threshold"`
 	SubMetrics map[string]float64 `json:"sub_metrics,omitempty"`
-	Types      map[string]float64 `json:"types,omitempty"`
-	Fields     map[string]float64 `json:"fields,omitempty"`
+	// Kinds holds thresholds by the kind of a parameter value, for the
+	// kinds whose comparator may leave a value to the scorer
+	// (values.EmbeddedKinds: name, category, address, text, language,
+	// country, currency). It is where a per-kind default calibration
+	// goes: a value without a Fields entry of its own is held to its
+	// kind's entry before its schema type's, its sub-metric's and the
+	// global threshold.
+	Kinds  map[string]float64 `json:"kinds,omitempty"`
+	Types  map[string]float64 `json:"types,omitempty"`
+	Fields map[string]float64 `json:"fields,omitempty"`
+	// FieldKinds sets the kind of the values at a field path (the exact
+	// nested path, or tool.action.param for a parameter and everything
+	// inside it) instead of values.Classify: "text" to have a code-like
+	// field compared by meaning, "identifier" to have a name compared
+	// exactly, and so on. Not a threshold; kept here so that the thresholds
+	// file that sets it, and summary.json that records it, hold it.
+	FieldKinds map[string]string `json:"field_kinds,omitempty"`
 	// Composite holds the probability thresholds of fitted composites (a
 	// comparison scored with By == ByComposite), by field path (as Fields:
 	// the exact nested path, or tool.action.param), by sub-metric
@@ -91,6 +109,9 @@ type ThresholdQuery struct {
 	// for "string|null"); empty without definitions, or when the schema
 	// allows several types or any. Nested values take their parameter's.
 	Type string
+	// Kind is the value's kind (values.Kind) for parameter values; empty
+	// for replies and clauses, which the sub-metric entries cover.
+	Kind string
 	// By is who decided the comparison (Similarity.By): a judge's decision
 	// is held to JudgeThreshold whatever the entries say; the other
 	// deciders share the entries.
@@ -98,7 +119,7 @@ type ThresholdQuery struct {
 }
 
 // Applied is the threshold a comparison was held to and the entry it came
-// from, named as in thresholds.json: "fields.<key>", "types.<type>",
+// from, named as in thresholds.json: "fields.<key>", "kinds.<kind>", "types.<type>",
 // "sub_metrics.<name>" or "threshold"; "judge" for JudgeThreshold.
 type Applied struct {
 	Value float64
@@ -123,6 +144,9 @@ func (t Thresholds) For(q ThresholdQuery) Applied {
 		if v, ok := t.Fields[k]; ok && k != "" {
 			return Applied{v, "fields." + k}
 		}
+	}
+	if v, ok := t.Kinds[q.Kind]; ok && q.Kind != "" {
+		return Applied{v, "kinds." + q.Kind}
 	}
 	if v, ok := t.Types[q.Type]; ok && q.Type != "" {
 		return Applied{v, "types." + q.Type}
@@ -176,6 +200,16 @@ func (t Thresholds) Problems() []Problem {
 			"give the share of a gold reply's required content a reply must cover, between 0 and 1 (1: all of it)"})
 	}
 	known("types", t.Types, SchemaTypes())
+	known("kinds", t.Kinds, embeddedKinds())
+	for _, k := range sortedKeys(t.FieldKinds) {
+		if !validFieldKey(k) {
+			out = append(out, Problem{"field_kinds." + k, "not a field path",
+				"name a parameter as tool.action.param (a plain function's as name.call.param), or a nested value as tool.action.param.sub[0]"})
+		}
+		if _, ok := values.ParseKind(t.FieldKinds[k]); !ok {
+			out = append(out, Problem{"field_kinds." + k, fmt.Sprintf("%q is not a value kind", t.FieldKinds[k]), "use one of " + strings.Join(kindNames(values.Kinds()), ", ")})
+		}
+	}
 	for _, k := range sortedKeys(t.Composite) {
 		if !slices.Contains([]string{SubTruthValues, SubTruthResponse, CompositeDefault}, k) && !validFieldKey(k) {
 			out = append(out, Problem{"composite." + k, "no composite applies there",
@@ -197,6 +231,28 @@ func (t Thresholds) Problems() []Problem {
 				"name a parameter as tool.action.param (a plain function's as name.call.param), or a nested value as tool.action.param.sub[0]"})
 		}
 		value("fields."+k, t.Fields[k])
+	}
+	return out
+}
+
+// KindFor returns the kind FieldKinds sets for the value at field (its
+// exact path) of parameter param (tool.action.param); ok is false when
+// it sets none.
+func (t Thresholds) KindFor(field, param string) (values.Kind, bool) {
+	for _, k := range []string{field, param} {
+		if s, ok := t.FieldKinds[k]; ok && k != "" {
+			return values.ParseKind(s)
+		}
+	}
+	return "", false
+}
+
+func embeddedKinds() []string { return kindNames(values.EmbeddedKinds()) }
+
+func kindNames(ks []values.Kind) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
 	}
 	return out
 }

@@ -192,7 +192,7 @@ func TestSchemaTypeAndContext(t *testing.T) {
 		"tags": {"type": "array", "items": {"type": "string"}},
 		"free": {}}}}]`)
 	gold := call(t, "get_weather", `{"city": "New York City", "note": "urgent", "tags": ["rain"], "free": "x"}`)
-	pred := call(t, "get_weather", `{"city": "NYC", "note": "asap", "tags": ["showers"], "free": "y"}`)
+	pred := call(t, "get_weather", `{"city": "Big Apple", "note": "asap", "tags": ["showers"], "free": "y"}`)
 	d := Dialog{ID: "d", Tools: tools, Turns: []Turn{{DialogID: "d", TurnNo: 1, Role: RoleTool, HasGold: true, HasPredict: true, Gold: gold, Predict: pred}}}
 	cfg := DefaultConfig()
 	cfg.Thresholds = Thresholds{Threshold: 0.5, Types: map[string]float64{"string": 0.8, "array": 0.3}}
@@ -212,7 +212,7 @@ func TestSchemaTypeAndContext(t *testing.T) {
 	if !reflect.DeepEqual(context, wantContext) {
 		t.Errorf("contexts %q, want %q", context, wantContext)
 	}
-	r, err := m.Judge(d, pairScores{{"New York City", "NYC"}: 0.79, {"urgent", "asap"}: 0.85, {"rain", "showers"}: 0.35, {"x", "y"}: 0.5}.similarities(cs), "table")
+	r, err := m.Judge(d, pairScores{{"New York City", "Big Apple"}: 0.79, {"urgent", "asap"}: 0.85, {"rain", "showers"}: 0.35, {"x", "y"}: 0.5}.similarities(cs), "table")
 	if err != nil {
 		t.Fatal(err)
 	}

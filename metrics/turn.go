@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aem-dev/aem/metrics/features"
+	"github.com/aem-dev/aem/metrics/values"
 	"github.com/aem-dev/aem/tooldef"
 )
 
@@ -22,7 +23,8 @@ type judged struct {
 
 // judger judges turns of one dialog.
 type judger struct {
-	cfg        *Config // the Metric's, validated once by New
+	cfg        *Config         // the Metric's, validated once by New
+	kinds      values.Comparer // the value kinds' comparators, with cfg's numeric tolerance
 	sim        simFunc
 	scorerID   string
 	tools      *tooldef.Set // the dialog's tool definitions; nil when none
@@ -351,6 +353,7 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 		}
 		truth = j.decide("response", ThresholdQuery{SubMetric: SubTruthResponse}, s)
 	}
+	truth.Kind = string(values.Text)
 	clauses, coverage, err := j.coverage(j.replyPlan(gold, pred, g.TurnNo))
 	if err != nil {
 		return judged{}, err
@@ -472,7 +475,7 @@ func newReplyPlan(gold, pred string, vocab *features.Vocabulary, ctx features.Co
 	for i, g := range gc {
 		gt := features.Analyze(g)
 		cs := ClauseScore{Text: g, Weight: vocab.Weight(gt, ctx), Predicted: -1}
-		cs.Field = fmt.Sprintf("response.clause[%d]", i)
+		cs.Field, cs.Kind = fmt.Sprintf("response.clause[%d]", i), string(values.Text)
 		cs.Required = cs.Weight > 0
 		if !cs.Required {
 			cs.Method, cs.Pass = MethodNotRequired, true
@@ -507,6 +510,7 @@ func ownAnchors(clause features.Text, ctx features.Context) []string {
 // coverage does not turn on them.
 func (j *judger) bestClause(cs *ClauseScore, plan *replyPlan, moot bool) error {
 	q, pc := ThresholdQuery{SubMetric: SubCompleteClause}, plan.pred
+	defer func() { cs.Kind = string(values.Text) }()
 	if k := slices.Index(pc, cs.Text); k >= 0 {
 		cs.FieldScore = FieldScore{Field: cs.Field, Method: MethodExact, Score: 1, Pass: true}
 		cs.Predicted, cs.PredictedText = k, pc[k]

@@ -68,7 +68,7 @@ func TestWrongValueNamesFieldAndScore(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Thresholds.Fields = map[string]float64{"sales.report.metric": 0.8}
 	v := evalAll(t, cfg, d)[0].Turns[0]
-	want := []FieldScore{{Field: "sales.report.metric", Method: MethodSemantic, Score: 0, Threshold: 0.8, ThresholdFrom: "fields.sales.report.metric", By: ByLexical}}
+	want := []FieldScore{{Field: "sales.report.metric", Method: MethodSemantic, Kind: "category", Score: 0, Threshold: 0.8, ThresholdFrom: "fields.sales.report.metric", By: ByLexical}}
 	if !reflect.DeepEqual(v.FieldScores, want) || v.Scorer != "lexical" || v.Threshold == nil || *v.Threshold != 0.8 {
 		t.Errorf("got %+v scorer %q threshold %v", v.FieldScores, v.Scorer, v.Threshold)
 	}

@@ -155,8 +155,13 @@ type FieldScore struct {
 	// "response" for replies, "response.coverage" for their coverage and
 	// "response.clause[i]" for gold clause i (ClauseScore).
 	Field  string
-	Method string  // one of the Method constants: "exact", "typed", "any", "semantic", "missing", "coverage", ...
-	Score  float64 // 1 for exact/typed matches, the similarity for semantic ones, the covered share for "coverage"
+	Method string // one of the Method constants: "exact", "parsed_equal", "differs", "semantic", "missing", "coverage", ...
+	// Kind is the kind of the gold value (values.Kind: "date", "money",
+	// "identifier", "name", ...) whose comparator or threshold decided;
+	// "text" for replies and their clauses; empty for a reply's coverage,
+	// a container compared as a whole and a value gold does not have.
+	Kind  string
+	Score float64 // 1 for exact/typed matches, the similarity for semantic ones, the covered share for "coverage"
 	// Threshold is the threshold the value was held to and ThresholdFrom
 	// the thresholds entry it came from ("fields.<key>", "types.<type>",
 	// "sub_metrics.<name>", "threshold"): set for semantic comparisons,

@@ -59,7 +59,7 @@ func verdictLines(res []DialogResult) string {
 				v.TurnNo, v.Kind, v.Pass, v.FailureReason, v.OwnReason, v.FailedChecks,
 				v.Structure, v.Completeness, v.Truthfulness, v.CascadeFrom)
 			for _, f := range v.FieldScores {
-				fmt.Fprintf(&b, "    %s %s pass=%t threshold=%g from=%s\n", f.Field, f.Method, f.Pass, f.Threshold, f.ThresholdFrom)
+				fmt.Fprintf(&b, "    %s %s kind=%s pass=%t threshold=%g from=%s\n", f.Field, f.Method, f.Kind, f.Pass, f.Threshold, f.ThresholdFrom)
 			}
 		}
 	}

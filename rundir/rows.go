@@ -40,8 +40,12 @@ func FilesIn(dir string) Files {
 // FieldScoreRow is one compared value inside a TurnRow (see
 // metrics.FieldScore).
 type FieldScoreRow struct {
-	Field     string  `parquet:"field" json:"field"`
-	Method    string  `parquet:"method" json:"method"`
+	Field  string `parquet:"field" json:"field"`
+	Method string `parquet:"method" json:"method"`
+	// Kind is the gold value's kind (metrics.FieldScore.Kind: "date",
+	// "money", "identifier", "name", "text", ...); null for a reply's
+	// coverage, a value gold lacks, and in runs written before kinds.
+	Kind      *string `parquet:"kind,optional" json:"kind"`
 	Score     float64 `parquet:"score" json:"score"`
 	Threshold float64 `parquet:"threshold" json:"threshold"`
 	// ThresholdFrom is the thresholds entry Threshold came from
@@ -384,7 +388,7 @@ func (t *TurnRow) Verdict() metrics.Verdict {
 		v.CascadeFrom = int(*t.CascadeFrom)
 	}
 	for _, fs := range t.FieldScores {
-		v.FieldScores = append(v.FieldScores, metrics.FieldScore{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass})
+		v.FieldScores = append(v.FieldScores, metrics.FieldScore{Field: fs.Field, Method: fs.Method, Kind: orEmpty(fs.Kind), Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass})
 	}
 	return v
 }

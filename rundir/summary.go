@@ -229,11 +229,17 @@ type EmbeddingUsage struct {
 	CacheNotices []string `json:"cache_notices,omitempty"`
 	// DecidedWithoutModel counts this invocation's field and reply-clause
 	// comparisons that never reached a scorer, by the method that decided
-	// them: "exact", "normalized" (equal after text normalisation),
-	// "typed" (numbers, booleans, type mismatches), "any" (a literal $any
-	// alternative) and "not_required" (a gold clause completeness does not
-	// require, never compared).
+	// them: "exact", "normalized" (equal after the kind's normalisation),
+	// "typed" (JSON numbers, booleans, type mismatches), "any" (an $any
+	// alternative decided without a scorer), "not_required" (a gold
+	// clause completeness does not require, never compared), and the
+	// value kinds' rules: "parsed_equal", "parsed_differs", "unparsed",
+	// "differs", "equivalence", "contradicted".
 	DecidedWithoutModel map[string]int64 `json:"decided_without_model"`
+	// ValueKinds counts this invocation's compared parameter values by
+	// kind ("date", "name", ...: metrics.FieldScore.Kind): how many the
+	// kind's rules decided and how many went to a scorer.
+	ValueKinds map[string]KindCount `json:"value_kinds,omitempty"`
 	// The layout: Sessions sessions of Threads intra-op threads, batches
 	// of at most BatchTokens token slots.
 	Sessions    int `json:"sessions"`
@@ -517,4 +523,10 @@ func WriteSummary(dir string, s *Summary, wrap Wrap) error {
 		return fmt.Errorf("encoding %s: %w", SummaryFile, err)
 	}
 	return wrap.WriteFile(filepath.Join(dir, SummaryFile), append(data, '\n'))
+}
+
+// KindCount is EmbeddingUsage.ValueKinds' entry for one kind.
+type KindCount struct {
+	Decided int64 `json:"decided"` // by the kind's rules, no scorer call
+	Scored  int64 `json:"scored"`  // by a scorer (embedding, judge, composite)
 }

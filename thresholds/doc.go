@@ -3,14 +3,16 @@
 // writer (Write, Encode). Refusals are the team's *badinput.RowError (Field
 // is the key's JSON path) matching both badinput.ErrInvalid and ErrInvalid.
 //
-// The layout (version 2; version 1 files, without types and
-// embedding_model and with an informative "model", are still read):
+// The layout (version 4; older files, without the keys later versions added
+// and, in version 1, with an informative "model", are still read):
 //
-//	{"version": 2,
+//	{"version": 4,
 //	 "threshold": 0.5,
 //	 "sub_metrics": {"truthfulness.values": 0.75, "truthfulness.response": 0.6, "completeness.response": 0.55},
+//	 "kinds": {"name": 0.8, "category": 0.75},
 //	 "types": {"string": 0.8},
 //	 "fields": {"sales_db.aggregate.metric": 0.85},
+//	 "field_kinds": {"crm.lookup.ref": "text"},
 //	 "embedding_model": {"id": "use-lite", "sha256": "..."},
 //	 "judge_band": {"low": 0.35, "high": 0.8, "composite": {"low": 0.2, "high": 0.8}},
 //	 "source": "aem sweep out/run (objective f1)"}

@@ -9,7 +9,9 @@ import (
 // Version 3 added "composite" and gave sub_metrics."completeness.response"
 // its meaning of a coverage share; in an older file that key was the
 // clause similarity, and Decode reads it as "completeness.clause".
-const Version = 3
+// Version 4 added "kinds" (thresholds by value kind) and "field_kinds"
+// (the kind of a field's values).
+const Version = 4
 
 // FileName is the name `aem sweep` gives the file in its output directory.
 const FileName = "thresholds.json"
@@ -28,6 +30,13 @@ type File struct {
 	// --threshold.
 	Threshold  *float64           `json:"threshold,omitempty"`
 	SubMetrics map[string]float64 `json:"sub_metrics,omitempty"`
+	// Kinds holds thresholds by the kind of a parameter value (version 4;
+	// metrics.Thresholds.Kinds): "name", "category", "address", "text",
+	// "language", "country", "currency".
+	Kinds map[string]float64 `json:"kinds,omitempty"`
+	// FieldKinds sets the kind of a field's values (version 4;
+	// metrics.Thresholds.FieldKinds), by field path.
+	FieldKinds map[string]string `json:"field_kinds,omitempty"`
 	// Types holds thresholds by the parameter's schema type (version 2).
 	Types  map[string]float64 `json:"types,omitempty"`
 	Fields map[string]float64 `json:"fields,omitempty"`
@@ -92,6 +101,8 @@ func keysOf(version int) []string {
 		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "judge_band", "source"}
 	case 3:
 		return []string{"version", "threshold", "sub_metrics", "types", "fields", "embedding_model", "judge_band", "composite", "composite_fields", "source"}
+	case 4:
+		return []string{"version", "threshold", "sub_metrics", "kinds", "types", "fields", "field_kinds", "embedding_model", "judge_band", "composite", "composite_fields", "source"}
 	}
 	return nil
 }
@@ -101,7 +112,8 @@ func keysOf(version int) []string {
 // with the scorer scorerID (a metrics.Scorer's ID; "" when unknown).
 func New(t metrics.Thresholds, scorerID string) File {
 	th := t.Threshold
-	f := File{Version: Version, Threshold: &th, SubMetrics: t.SubMetrics, Types: t.Types, Fields: t.Fields, Source: t.Source}
+	f := File{Version: Version, Threshold: &th, SubMetrics: t.SubMetrics, Kinds: t.Kinds, Types: t.Types, Fields: t.Fields,
+		FieldKinds: t.FieldKinds, Source: t.Source}
 	if scorerID != "" {
 		m := ModelOf(scorerID)
 		f.EmbeddingModel = &m
@@ -123,6 +135,7 @@ func Lookup(f *File, flag float64, explicit bool) metrics.Thresholds {
 		t.Threshold = *f.Threshold
 	}
 	t.SubMetrics, t.Types, t.Fields, t.Source = clone(f.SubMetrics), clone(f.Types), clone(f.Fields), f.Source
+	t.Kinds, t.FieldKinds = clone(f.Kinds), clone(f.FieldKinds)
 	for k, m := range f.Composite {
 		if t.Composite == nil {
 			t.Composite = map[string]float64{}
@@ -147,11 +160,11 @@ func (f *File) Composites() map[string]*composite.Model {
 	return f.Composite
 }
 
-func clone(m map[string]float64) map[string]float64 {
+func clone[V any](m map[string]V) map[string]V {
 	if len(m) == 0 {
 		return nil
 	}
-	out := make(map[string]float64, len(m))
+	out := make(map[string]V, len(m))
 	for k, v := range m {
 		out[k] = v
 	}

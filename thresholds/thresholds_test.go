@@ -111,12 +111,12 @@ func TestDecodeRefuses(t *testing.T) {
 		{"nested duplicate", `{"version": 2, "fields": {"a.b.c": 0.5, "a.b.c": 0.6}}`, "fields.a.b.c", "twice", "keep one"},
 		{"null", `{"version": 2, "threshold": null}`, "threshold", "null", "leave the key out"},
 		{"nested null", `{"version": 2, "sub_metrics": {"truthfulness.values": null}}`, "sub_metrics.truthfulness.values", "null", "leave the key out"},
-		{"missing version", `{"threshold": 0.5}`, "version", "missing", `"version": 3`},
+		{"missing version", `{"threshold": 0.5}`, "version", "missing", `"version": 4`},
 		{"version string", `{"version": "2"}`, "version", "a string where a number belongs", "write a number"},
 		{"version fraction", `{"version": 2.5}`, "version", "2.5 is not an integer", "write an integer"},
-		{"version zero", `{"version": 0}`, "version", "not a version", `"version": 3`},
-		{"version negative", `{"version": -1}`, "version", "not a version", `"version": 3`},
-		{"future version", `{"version": 4, "threshold": 0.5}`, "version", "newer than this aem reads", "upgrade aem"},
+		{"version zero", `{"version": 0}`, "version", "not a version", `"version": 4`},
+		{"version negative", `{"version": -1}`, "version", "not a version", `"version": 4`},
+		{"future version", `{"version": 5, "threshold": 0.5}`, "version", "newer than this aem reads", "upgrade aem"},
 		{"composite in a v2 file", `{"version": 2, "composite": {}}`, "composite", "unknown key in a version 2 file", "remove it"},
 		{"clause key twice in a v2 file", `{"version": 2, "sub_metrics": {"completeness.response": 0.5, "completeness.clause": 0.6}}`,
 			"sub_metrics.completeness.response", "gives both", "keep one"},
@@ -239,7 +239,7 @@ func TestRoundTrip(t *testing.T) {
 func TestEncodeRefuses(t *testing.T) {
 	for _, f := range []File{
 		{Threshold: ptr(0.5)},             // no version
-		{Version: 4, Threshold: ptr(0.5)}, // future version
+		{Version: 5, Threshold: ptr(0.5)}, // future version
 		{Version: 2, Threshold: ptr(1.5)}, // out of range
 		{Version: 2, Model: "lexical"},    // a v1 key
 		{Version: 1, Types: map[string]float64{"string": 0.5}},
@@ -262,7 +262,7 @@ func TestEncodeLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{
-  "version": 3,
+  "version": 4,
   "threshold": 0.5,
   "sub_metrics": {
     "truthfulness.values": 0.7
@@ -372,6 +372,38 @@ func TestModelOfAndCheckScorer(t *testing.T) {
 		var e *badinput.RowError
 		if err != nil && (!errors.As(err, &e) || e.Field != "embedding_model" || !strings.Contains(err.Error(), "aem sweep")) {
 			t.Errorf("refusal %v does not name the key and the fix", err)
+		}
+	}
+}
+
+// TestKinds: version 4's "kinds" and "field_kinds" reach the lookup; a
+// kind no threshold applies to, a field kind that is no kind, and the keys
+// in an older version are refused, naming the key.
+func TestKinds(t *testing.T) {
+	f, err := Decode("t.json", []byte(`{"version": 4, "threshold": 0.5, "kinds": {"name": 0.8, "category": 0.7},
+		"field_kinds": {"crm.lookup.ref": "text"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Lookup(&f, 0.5, false)
+	if got := l.For(metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, Kind: "name"}); got != (metrics.Applied{Value: 0.8, From: "kinds.name"}) {
+		t.Errorf("name: %+v", got)
+	}
+	if got := l.For(metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, Kind: "text"}); got != (metrics.Applied{Value: 0.5, From: "threshold"}) {
+		t.Errorf("text: %+v", got)
+	}
+	if k, ok := l.KindFor("crm.lookup.ref[0]", "crm.lookup.ref"); !ok || k != "text" {
+		t.Errorf("field kind %q %v", k, ok)
+	}
+	for _, c := range []struct{ data, key string }{
+		{`{"version": 4, "kinds": {"date": 0.8}}`, "kinds.date"},
+		{`{"version": 4, "field_kinds": {"a.b.c": "colour"}}`, "field_kinds.a.b.c"},
+		{`{"version": 4, "field_kinds": {"c": "text"}}`, "field_kinds.c"},
+		{`{"version": 3, "kinds": {"name": 0.8}}`, "kinds"},
+	} {
+		_, err := Decode("t.json", []byte(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("Decode(%s) = %v, want a refusal naming %s", c.data, err, c.key)
 		}
 	}
 }

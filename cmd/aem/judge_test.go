@@ -183,7 +183,7 @@ func TestRunJudgeBandFromThresholdsFile(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "thresholds.json")
-	if err := thresholds.Write(file, thresholds.File{Version: thresholds.Version, JudgeBand: &thresholds.JudgeBand{Low: 0.3, High: 0.7}}); err != nil {
+	if err := thresholds.Write(file, thresholds.File{Version: thresholds.Version, JudgeBand: &thresholds.JudgeBand{Low: 0.7, High: 0.8}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -191,7 +191,7 @@ func TestRunJudgeBandFromThresholdsFile(t *testing.T) {
 		flags    []string
 		low, hig float64
 	}{
-		{"the file's band", []string{"--thresholds", file}, 0.3, 0.7},
+		{"the file's band", []string{"--thresholds", file}, 0.7, 0.8},
 		{"--judge-band over the file's", []string{"--thresholds", file, "--judge-band", "0.1:0.2"}, 0.1, 0.2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

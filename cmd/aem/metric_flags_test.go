@@ -141,7 +141,7 @@ func TestRunThresholdsExitStatus(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	lexical := write("lexical.json", `{"version": 2, "threshold": 0, "embedding_model": {"id": "lexical"}}`)
-	future := write("future.json", `{"version": 4, "threshold": 0.5}`)
+	future := write("future.json", `{"version": 5, "threshold": 0.5}`)
 	model := `{"features": ["cosine", "number_mismatch"], "mean": [0.5, 0], "scale": [0.3, 1], "coefficients": [3, -4], "intercept": 0, "threshold": 0.6, "embedding_model": {"id": "%s"}}`
 	fitted := write("fitted.json", fmt.Sprintf(`{"version": 3, "threshold": 0.5, "composite": {"default": `+model+`}}`, "lexical"))
 	fittedElsewhere := write("elsewhere.json", fmt.Sprintf(`{"version": 3, "threshold": 0.5, "composite": {"truthfulness.values": `+model+`}}`, "embed:use-lite@sha256:4b1f"))
@@ -155,7 +155,7 @@ func TestRunThresholdsExitStatus(t *testing.T) {
 		stderr string
 	}{
 		{"file for this scorer, threshold 0", []string{"--thresholds", lexical}, exitOK, ""},
-		{"future version", []string{"--thresholds", future}, exitInvalidRows, "field version: 4 is newer than this aem reads"},
+		{"future version", []string{"--thresholds", future}, exitInvalidRows, "field version: 5 is newer than this aem reads"},
 		{"a composite fitted with this scorer", []string{"--thresholds", fitted}, exitOK, ""},
 		{"a composite fitted with another model", []string{"--thresholds", fittedElsewhere}, exitInvalidRows,
 			"field composite.truthfulness.values: composite fitted with another embedding model: it was fitted on cosines of embed:use-lite@sha256:4b1f, this run scores with lexical"},

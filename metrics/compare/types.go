@@ -16,8 +16,11 @@ const ReportVersion = 1
 // FieldScore records how one value was compared in one run (see
 // metrics.FieldScore).
 type FieldScore struct {
-	Field     string  `json:"field"`
-	Method    string  `json:"method"`
+	Field  string `json:"field"`
+	Method string `json:"method"`
+	// Kind is the gold value's kind, as in turns.parquet; empty when the
+	// run does not record it.
+	Kind      string  `json:"kind,omitempty"`
 	Score     float64 `json:"score"`
 	Threshold float64 `json:"threshold"`
 	// ThresholdFrom is the thresholds entry Threshold came from, as in

@@ -190,28 +190,7 @@ func keyKind(key, value string) Kind {
 // KeyWords splits a key into lower-case words at '_', '-', '.', spaces
 // and camelCase ("orderId" -> order, id).
 func KeyWords(key string) []string {
-	var words []string
-	var cur []rune
-	rs := []rune(key)
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	for i, r := range rs {
-		switch {
-		case r == '_' || r == '-' || r == '.' || unicode.IsSpace(r):
-			flush()
-		case unicode.IsUpper(r) && i > 0 && unicode.IsLower(rs[i-1]):
-			flush()
-			cur = append(cur, r)
-		default:
-			cur = append(cur, r)
-		}
-	}
-	flush()
-	return words
+	return normalizeWords(strings.ReplaceAll(key, ".", " "))
 }
 
 // valueKind reads a string's kind from the string alone.

@@ -18,22 +18,8 @@ type pairCase struct {
 
 func readPairs(t testing.TB) []pairCase {
 	t.Helper()
-	f, err := os.Open("testdata/pairs.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []pairCase
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cols := strings.Split(line, "\t")
-		if len(cols) != 5 {
-			t.Fatalf("pairs.tsv:%d: %d columns, want 5", n, len(cols))
-		}
+	readTable(t, "pairs.tsv", 5, func(n int, cols []string) {
 		c := pairCase{line: n, gold: cols[1], pred: cols[2], want: cols[3], rule: Rule(cols[4])}
 		if cols[0] == "-" {
 			c.kind = Classify(c.gold, Hints{})
@@ -43,11 +29,34 @@ func readPairs(t testing.TB) []pairCase {
 			t.Fatalf("pairs.tsv:%d: unknown kind %q", n, cols[0])
 		}
 		out = append(out, c)
+	})
+	return out
+}
+
+// readTable calls row for every line of testdata/name that is neither
+// empty nor a comment, with its tab-separated columns (cols of them).
+func readTable(t testing.TB, name string, cols int, row func(line int, c []string)) {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		c := strings.Split(line, "\t")
+		if len(c) != cols {
+			t.Fatalf("%s:%d: %d columns, want %d", name, n, len(c), cols)
+		}
+		row(n, c)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 func outcome(v Verdict) string {
@@ -94,21 +103,7 @@ func TestCompareSymmetric(t *testing.T) {
 // TestClassify runs testdata/classify.tsv: a value, its key and what its
 // schema says, and the kind Classify must give.
 func TestClassify(t *testing.T) {
-	f, err := os.Open("testdata/classify.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cols := strings.Split(line, "\t")
-		if len(cols) != 4 {
-			t.Fatalf("classify.tsv:%d: %d columns, want 4", n, len(cols))
-		}
+	readTable(t, "classify.tsv", 4, func(n int, cols []string) {
 		var h Hints
 		if cols[1] != "-" {
 			h.Key = cols[1]
@@ -124,7 +119,7 @@ func TestClassify(t *testing.T) {
 		if got := Classify(cols[0], h); got != Kind(cols[3]) {
 			t.Errorf("classify.tsv:%d: Classify(%q, %+v) = %q, want %q", n, cols[0], h, got, cols[3])
 		}
-	}
+	})
 }
 
 func TestClassifyJSON(t *testing.T) {
@@ -145,21 +140,7 @@ func TestClassifyJSON(t *testing.T) {
 // one, and the kind of fact that contradicts ("none" for a rewording).
 // Each side is split into clauses at sentence ends, as metrics does.
 func TestContradictions(t *testing.T) {
-	f, err := os.Open("testdata/replies.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cols := strings.Split(line, "\t")
-		if len(cols) != 3 {
-			t.Fatalf("replies.tsv:%d: %d columns, want 3", n, len(cols))
-		}
+	readTable(t, "replies.tsv", 3, func(n int, cols []string) {
 		cs := Contradictions(sentences(cols[0]), sentences(cols[1]))
 		got := "none"
 		if len(cs) > 0 {
@@ -176,7 +157,7 @@ func TestContradictions(t *testing.T) {
 		if (len(back) > 0) != (len(cs) > 0) {
 			t.Errorf("replies.tsv:%d: swapped, got %v, want as %v", n, back, cs)
 		}
-	}
+	})
 }
 
 // sentences splits a reply at ". ", "! ", "? " and "; " (metrics splits

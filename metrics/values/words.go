@@ -48,7 +48,7 @@ func normalizeWords(s string) []string {
 // code); else RuleNeedsEmbedding.
 func compareWords(gold, pred string) Verdict {
 	gw, pw := normalizeWords(gold), normalizeWords(pred)
-	if slices.Equal(gw, pw) || strings.Join(gw, "") == strings.Join(pw, "") {
+	if sameWords(gw, pw) {
 		return Verdict{Rule: RuleNormalized, Pass: true}
 	}
 	if v, ok := namedThings(gold, pred); ok {
@@ -71,10 +71,17 @@ func compareText(gold, pred string) Verdict {
 	if cs := Contradictions([]string{gold}, []string{pred}); len(cs) > 0 {
 		return Verdict{Rule: RuleContradicted, Detail: cs[0].String()}
 	}
-	if slices.Equal(normalizeWords(gold), normalizeWords(pred)) {
+	if sameWords(normalizeWords(gold), normalizeWords(pred)) {
 		return Verdict{Rule: RuleNormalized, Pass: true}
 	}
 	return Verdict{Rule: RuleNeedsEmbedding}
+}
+
+// sameWords reports two texts the same once normalised: the same words,
+// or the same letters but for the spaces between them ("New York" and
+// "NewYork").
+func sameWords(a, b []string) bool {
+	return slices.Equal(a, b) || strings.Join(a, "") == strings.Join(b, "")
 }
 
 // namedThings decides two tokens that both name a thing of one sort this
@@ -213,7 +220,7 @@ func compareAddresses(gold, pred string) Verdict {
 		return Verdict{Rule: RuleParsedDiffers, Detail: quote(strings.Join(gn, " ")) + " vs " + quote(strings.Join(pn, " "))}
 	}
 	switch {
-	case slices.Equal(gw, pw):
+	case sameWords(gw, pw):
 		return Verdict{Rule: RuleNormalized, Pass: true}
 	case abbreviated(gw, pw):
 		return Verdict{Rule: RuleEquivalence, Pass: true}

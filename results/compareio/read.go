@@ -155,7 +155,7 @@ func turnFromRow(r *rundir.TurnRow) (compare.Turn, *rowProblem) {
 		t.Predicted = deref(r.PredictResponse)
 	}
 	for _, fs := range r.FieldScores {
-		t.FieldScores = append(t.FieldScores, compare.FieldScore{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, ThresholdFrom: fs.ThresholdFrom, Pass: fs.Pass})
+		t.FieldScores = append(t.FieldScores, compare.FieldScore{Field: fs.Field, Method: fs.Method, Kind: deref(fs.Kind), Score: fs.Score, Threshold: fs.Threshold, ThresholdFrom: fs.ThresholdFrom, Pass: fs.Pass})
 	}
 	return t, nil
 }

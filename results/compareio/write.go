@@ -101,7 +101,7 @@ func PairRows(rep *compare.Report) []PairRow {
 func fieldRows(fs []compare.FieldScore) []rundir.FieldScoreRow {
 	out := make([]rundir.FieldScoreRow, len(fs))
 	for i, f := range fs {
-		out[i] = rundir.FieldScoreRow{Field: f.Field, Method: f.Method, Score: f.Score, Threshold: f.Threshold, ThresholdFrom: f.ThresholdFrom, Pass: f.Pass}
+		out[i] = rundir.FieldScoreRow{Field: f.Field, Method: f.Method, Kind: optStr(f.Kind), Score: f.Score, Threshold: f.Threshold, ThresholdFrom: f.ThresholdFrom, Pass: f.Pass}
 	}
 	return out
 }

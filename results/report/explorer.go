@@ -191,6 +191,9 @@ func (a *explorerAcc) turn(t *rundir.TurnRow) Turn {
 			continue
 		}
 		f := Field{Field: fs.Field, Method: fs.Method, Score: fs.Score, Threshold: fs.Threshold, From: fs.ThresholdFrom, Pass: fs.Pass}
+		if fs.Kind != nil {
+			f.Kind = *fs.Kind
+		}
 		if fs.By != nil {
 			f.By = *fs.By
 		}

@@ -205,6 +205,7 @@ type Turn struct {
 // Field is one compared value of an explorer turn.
 type Field struct {
 	Field, Method string
+	Kind          string // the gold value's kind; "" when the run does not record it
 	Score         float64
 	Threshold     float64
 	From          string // the thresholds entry; "" when not held to one
