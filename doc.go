@@ -24,7 +24,7 @@
 //	  metrics      the metric itself: per-turn checks, attribution of root
 //	               causes and cascades, composition into dialog scores. It
 //	               declares the Scorer interface. metrics/align,
-//	               metrics/features, metrics/stats, metrics/sweep,
+//	               metrics/features, metrics/values, metrics/stats, metrics/sweep,
 //	               metrics/compare, metrics/composite, metrics/trials
 //	  tooldef      tool definitions (OpenAI, MCP, Anthropic, BFCL schemas):
 //	               parsing, name lookup, argument validation
