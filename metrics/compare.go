@@ -226,7 +226,7 @@ func (c *comparer) text(path string, p param, gold, pred string, semantic bool) 
 		c.record(path, MethodTyped, k, false, gold, pred)
 		return nil
 	}
-	s, err := c.j.sim(Comparison{Kind: CompareValue, Field: path, Context: p.context, Gold: gold, Predicted: pred})
+	s, err := c.j.sim(Comparison{Kind: CompareValue, Field: path, Context: p.context, ValueKind: string(k), Gold: gold, Predicted: pred})
 	if err != nil {
 		return fmt.Errorf("field %s: %w", path, err)
 	}

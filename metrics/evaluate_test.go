@@ -80,12 +80,12 @@ func TestRequests(t *testing.T) {
 	v, r, c := CompareValue, CompareReply, CompareClause
 	among := "Revenue rose.\nCosts dropped." // the predicted clauses: alternatives of one decision
 	want := []Comparison{
-		{v, "a.run.p", "", "revenue", "profit", "", false},
-		{v, "b.run.p", "", "revenue", "profit", "", false}, // same strings, another field: asked again
-		{v, "w.f.city", "", "NYC", "Big Apple", "", false}, {v, "w.f.city", "", "New York", "Big Apple", "", false},
-		{r, "response", "", "Revenue rose. Costs fell.", "Revenue rose. Costs dropped.", "", false},
-		{c, "response.clause[1]", "", "Costs fell.", "Revenue rose.", among, false}, {c, "response.clause[1]", "", "Costs fell.", "Costs dropped.", among, false},
-		{v, "geo.lookup.city", "", "Paris", "Rome", "", false}, {v, "geo.lookup.city", "", "Oslo", "Rome", "", false}, {v, "geo.lookup.city", "", "Oslo", "Paris", "", false},
+		{v, "a.run.p", "", "category", "revenue", "profit", "", false},
+		{v, "b.run.p", "", "category", "revenue", "profit", "", false}, // same strings, another field: asked again
+		{v, "w.f.city", "", "name", "NYC", "Big Apple", "", false}, {v, "w.f.city", "", "name", "New York", "Big Apple", "", false},
+		{r, "response", "", "", "Revenue rose. Costs fell.", "Revenue rose. Costs dropped.", "", false},
+		{c, "response.clause[1]", "", "", "Costs fell.", "Revenue rose.", among, false}, {c, "response.clause[1]", "", "", "Costs fell.", "Costs dropped.", among, false},
+		{v, "geo.lookup.city", "", "name", "Paris", "Rome", "", false}, {v, "geo.lookup.city", "", "name", "Oslo", "Rome", "", false}, {v, "geo.lookup.city", "", "name", "Oslo", "Paris", "", false},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)

@@ -60,7 +60,7 @@ func ExampleMetric_Judge() {
 	fmt.Printf("%+v\n", cs)
 	fmt.Println(fs.Field, fs.Method, fs.Score, fs.By, fs.Pass, r.Label)
 	// Output:
-	// [{Kind:value Field:weather.forecast.city Context: Gold:New York City Predicted:New York Among: Moot:false}]
+	// [{Kind:value Field:weather.forecast.city Context: ValueKind:name Gold:New York City Predicted:New York Among: Moot:false}]
 	// weather.forecast.city semantic 0.93 embed true pass
 }
 

@@ -34,7 +34,12 @@ type Comparison struct {
 	// for values, "<tool>: <tool description>" and "<param>: <parameter
 	// description>" on separate lines, each when the dialog's tool
 	// definitions give it; empty otherwise, and for replies and clauses.
-	Context   string
+	Context string
+	// ValueKind is the gold value's kind (package values: "name",
+	// "category", "text", ...) for value comparisons; empty for replies
+	// and clauses. A scorer fitted per kind (a composite) picks its model
+	// by it.
+	ValueKind string
 	Gold      string
 	Predicted string
 	// Among groups alternatives: comparisons with the same Kind, Field,

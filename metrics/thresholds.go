@@ -69,10 +69,11 @@ type Thresholds struct {
 	FieldKinds map[string]string `json:"field_kinds,omitempty"`
 	// Composite holds the probability thresholds of fitted composites (a
 	// comparison scored with By == ByComposite), by field path (as Fields:
-	// the exact nested path, or tool.action.param), by sub-metric
-	// (truthfulness.values, truthfulness.response) or "default"; such a
-	// comparison is held to the most specific entry (field, parameter,
-	// sub-metric, "default"), else DefaultCompositeThreshold. Package
+	// the exact nested path, or tool.action.param), by value kind
+	// ("kinds.name": KindKey), by sub-metric (truthfulness.values,
+	// truthfulness.response) or "default"; such a comparison is held to the
+	// most specific entry (field, parameter, kind, sub-metric, "default"),
+	// else DefaultCompositeThreshold. Package
 	// thresholds fills it from the models of the file's "composite"
 	// section and its "composite_fields".
 	Composite map[string]float64 `json:"composite,omitempty"`
@@ -91,6 +92,16 @@ const ByComposite = "composite"
 // CompositeDefault is the key of Thresholds.Composite for the composite
 // that applies to a sub-metric without one of its own.
 const CompositeDefault = "default"
+
+// KindKey is the key of a value kind's entry in Thresholds.Composite and
+// of its model in a composite scorer: "kinds.name" for kind "name"; "" for
+// no kind.
+func KindKey(kind string) string {
+	if kind == "" {
+		return ""
+	}
+	return "kinds." + kind
+}
 
 // DefaultCompositeThreshold is the probability a composite's comparison
 // needs when Thresholds.Composite gives none.
@@ -133,7 +144,7 @@ func (t Thresholds) For(q ThresholdQuery) Applied {
 		return Applied{JudgeThreshold, "judge"}
 	}
 	if q.By == ByComposite {
-		for _, k := range []string{q.Field, q.Param, q.SubMetric, CompositeDefault} {
+		for _, k := range []string{q.Field, q.Param, KindKey(q.Kind), q.SubMetric, CompositeDefault} {
 			if v, ok := t.Composite[k]; ok && k != "" {
 				return Applied{v, "composite." + k}
 			}
@@ -211,9 +222,10 @@ func (t Thresholds) Problems() []Problem {
 		}
 	}
 	for _, k := range sortedKeys(t.Composite) {
-		if !slices.Contains([]string{SubTruthValues, SubTruthResponse, CompositeDefault}, k) && !validFieldKey(k) {
+		if !CompositeKey(k) && !validFieldKey(k) {
 			out = append(out, Problem{"composite." + k, "no composite applies there",
-				"fit composites with 'aem sweep --fit': they apply to " + SubTruthValues + ", " + SubTruthResponse + ", " + CompositeDefault + " and fields (tool.action.param)"})
+				"fit composites with 'aem sweep --fit': they apply to " + SubTruthValues + ", " + SubTruthResponse + ", " + CompositeDefault +
+					", a value kind (kinds.name: one of " + strings.Join(embeddedKinds(), ", ") + ") and fields (tool.action.param)"})
 		}
 		if v := t.Composite[k]; !inRange(v, 0, 1) {
 			out = append(out, Problem{"composite." + k, fmt.Sprintf("%v is not in [0, 1]", v), "give a probability threshold between 0 and 1"})
@@ -245,6 +257,17 @@ func (t Thresholds) KindFor(field, param string) (values.Kind, bool) {
 		}
 	}
 	return "", false
+}
+
+// CompositeKey reports whether k names a composite model that is not a
+// field's: a sub-metric's, the default one, or a value kind's (KindKey of
+// a kind held to a similarity threshold).
+func CompositeKey(k string) bool {
+	if slices.Contains([]string{SubTruthValues, SubTruthResponse, CompositeDefault}, k) {
+		return true
+	}
+	kind, ok := strings.CutPrefix(k, "kinds.")
+	return ok && slices.Contains(embeddedKinds(), kind)
 }
 
 func embeddedKinds() []string { return kindNames(values.EmbeddedKinds()) }

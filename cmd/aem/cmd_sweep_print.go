@@ -83,26 +83,8 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 		}
 	}
 	tw.Flush()
-	if len(r.SubMetrics) > 0 {
-		fmt.Fprintln(env.Stdout)
-		tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "sub-metric\tlabels\tthreshold\troc_auc\tcomposite held-out accuracy (cosine only)")
-		for _, k := range sortedStrings(r.SubMetrics) {
-			g := r.SubMetrics[k]
-			th, auc, comp := "global", "-", "-"
-			if g.Threshold != nil {
-				th = fmt.Sprintf("%.4f", *g.Threshold)
-			}
-			if g.ROCAUC != nil {
-				auc = fmt.Sprintf("%.3f", *g.ROCAUC)
-			}
-			if m := g.Composite; m != nil && m.HeldOut != nil {
-				comp = fmt.Sprintf("%.4f (%.4f)", m.HeldOut.Accuracy, m.HeldOut.CosineOnly.Accuracy)
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", k, g.Labels.Binary, th, auc, comp)
-		}
-		tw.Flush()
-	}
+	printGroups(env, "sub-metric", r.SubMetrics)
+	printGroups(env, "value kind", r.Kinds)
 	if len(r.Fields) > 0 {
 		own := 0
 		for _, g := range r.Fields {
@@ -192,4 +174,31 @@ func sortedStrings[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// printGroups prints the thresholds of a scope's groups (sub-metrics,
+// value kinds): labels, own threshold or "global", ROC-AUC and the held-out
+// accuracy of the group's own composite against the cosine's.
+func printGroups(env *Env, scope string, groups map[string]*sweep.GroupResult) {
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintln(env.Stdout)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\tlabels\tthreshold\troc_auc\tcomposite held-out accuracy (cosine only)\n", scope)
+	for _, k := range sortedStrings(groups) {
+		g := groups[k]
+		th, auc, comp := "global", "-", "-"
+		if g.Threshold != nil {
+			th = fmt.Sprintf("%.4f", *g.Threshold)
+		}
+		if g.ROCAUC != nil {
+			auc = fmt.Sprintf("%.3f", *g.ROCAUC)
+		}
+		if m := g.Composite; m != nil && m.HeldOut != nil {
+			comp = fmt.Sprintf("%.4f (%.4f)", m.HeldOut.Accuracy, m.HeldOut.CosineOnly.Accuracy)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", k, g.Labels.Binary, th, auc, comp)
+	}
+	tw.Flush()
 }

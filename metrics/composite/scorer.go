@@ -57,8 +57,8 @@ type Scorer struct {
 // when the model records one).
 func NewScorer(inner metrics.Scorer, models map[string]*Model) (*Scorer, error) {
 	for k, m := range models {
-		if k != DefaultKey && k != metrics.SubTruthValues && k != metrics.SubTruthResponse {
-			return nil, fmt.Errorf("%w: composite %q: a composite applies to %s, %s or %s", ErrModel, k, metrics.SubTruthValues, metrics.SubTruthResponse, DefaultKey)
+		if !metrics.CompositeKey(k) {
+			return nil, fmt.Errorf("%w: composite %q: a composite applies to %s, %s, %s or a value kind (kinds.name, ...)", ErrModel, k, metrics.SubTruthValues, metrics.SubTruthResponse, DefaultKey)
 		}
 		if err := m.Validate(); err != nil {
 			return nil, fmt.Errorf("composite %q: %w", k, err)
@@ -94,11 +94,16 @@ func (m *Model) CheckEmbeddingModel(scorerID string) error {
 // first, as thresholds.ModelOf reads it.
 func (s *Scorer) ID() string { return s.id }
 
-// ModelFor returns the model that applies to a comparison kind, or nil.
-func (s *Scorer) ModelFor(k metrics.CompareKind) *Model {
-	sub := SubMetricOf(k)
+// ModelFor returns the model that applies to a comparison, or nil: its
+// value kind's (a value comparison of kind name: "kinds.name"), else its
+// sub-metric's, else the default one. Clause comparisons have none.
+func (s *Scorer) ModelFor(c metrics.Comparison) *Model {
+	sub := SubMetricOf(c.Kind)
 	if sub == "" {
 		return nil
+	}
+	if m, ok := s.models[metrics.KindKey(c.ValueKind)]; ok && c.Kind == metrics.CompareValue {
+		return m
 	}
 	if m, ok := s.models[sub]; ok {
 		return m
@@ -118,7 +123,7 @@ func (s *Scorer) Compare(ctx context.Context, cs []metrics.Comparison) ([]metric
 	out := make([]metrics.Similarity, len(sims))
 	for i, c := range cs {
 		out[i] = sims[i]
-		m := s.ModelFor(c.Kind)
+		m := s.ModelFor(c)
 		if m == nil {
 			continue
 		}

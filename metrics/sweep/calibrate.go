@@ -545,13 +545,17 @@ func bootstrapCI(ctx context.Context, e *Estimate, group []string, opts Options,
 	return nil
 }
 
-// fitGroups fits per-sub-metric and per-field thresholds.
+// fitGroups fits per-sub-metric, per-kind and per-field thresholds.
 func fitGroups(ctx context.Context, res *Result, s []Sample, in Input, opts Options) error {
 	bySub := map[string][]Sample{}
+	byKind := map[string][]Sample{}
 	byField := map[string][]Sample{}
 	for _, x := range s {
 		if x.SubMetric != "" {
 			bySub[x.SubMetric] = append(bySub[x.SubMetric], x)
+		}
+		if x.Kind != "" {
+			byKind[x.Kind] = append(byKind[x.Kind], x)
 		}
 		if x.Field != "" {
 			byField[x.Field] = append(byField[x.Field], x)
@@ -570,6 +574,21 @@ func fitGroups(ctx context.Context, res *Result, s []Sample, in Input, opts Opti
 				}
 			}
 			res.SubMetrics[k] = g
+		}
+	}
+	if len(byKind) > 0 {
+		res.Kinds = map[string]*GroupResult{}
+		for _, k := range sortedKeys(byKind) {
+			g, err := fitGroup(ctx, byKind[k], opts, false, &res.Warnings, "kind "+k)
+			if err != nil {
+				return fmt.Errorf("kind %s: %w", k, err)
+			}
+			if opts.Fit && g.Threshold != nil {
+				if g.Composite, err = fitGroupComposite(byKind[k], in, opts); err != nil {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("kind %s: no composite of its own, the more general one applies: %v", k, err))
+				}
+			}
+			res.Kinds[k] = g
 		}
 	}
 	if len(byField) > 0 {
@@ -793,7 +812,7 @@ func agreement(ctx context.Context, v []LabelledVerdict, opts Options) (*Agreeme
 // applies (package thresholds writes them as thresholds.json): the global
 // cosine threshold (the plain cosine's, also when the composite was
 // chosen: the composites' own thresholds travel with their models, see
-// Composites) plus the sub-metric and field thresholds that had enough
+// Composites) plus the sub-metric, value kind and field thresholds that had enough
 // labels (the others fall back, as metrics.Thresholds.For does); a reply's
 // coverage (completeness.response) is a share, kept in [0, 1]. source
 // says where they came from.
@@ -818,6 +837,14 @@ func (r *Result) Thresholds(source string) (metrics.Thresholds, error) {
 			}
 		}
 	}
+	for k, g := range r.Kinds {
+		if g.Threshold != nil {
+			if t.Kinds == nil {
+				t.Kinds = map[string]float64{}
+			}
+			t.Kinds[k] = clampUnit(*g.Threshold)
+		}
+	}
 	for k, g := range r.Fields {
 		if g.Threshold != nil {
 			if t.Fields == nil {
@@ -829,10 +856,10 @@ func (r *Result) Thresholds(source string) (metrics.Thresholds, error) {
 	return t, nil
 }
 
-// Composites are the fitted composites by the sub-metric they apply to:
-// the one fitted on every labelled comparison as
-// metrics.CompositeDefault, and each sub-metric's own; nil without
-// Options.Fit.
+// Composites are the fitted composites by what they apply to: the one
+// fitted on every labelled comparison as metrics.CompositeDefault, each
+// sub-metric's own, and each value kind's own (metrics.KindKey: "kinds.name");
+// nil without Options.Fit.
 func (r *Result) Composites() map[string]*composite.Model {
 	if r.Composite == nil {
 		return nil
@@ -841,6 +868,11 @@ func (r *Result) Composites() map[string]*composite.Model {
 	for k, g := range r.SubMetrics {
 		if g.Composite != nil {
 			out[k] = g.Composite
+		}
+	}
+	for k, g := range r.Kinds {
+		if g.Composite != nil {
+			out[metrics.KindKey(k)] = g.Composite
 		}
 	}
 	return out

@@ -20,6 +20,10 @@ type Sample struct {
 	// Field is the "tool.action.param" whose score this is, for parameter
 	// values; "" otherwise.
 	Field string
+	// Kind is the compared value's kind (package values: "name",
+	// "category", ...) for parameter values and for pairs that name one;
+	// "" otherwise.
+	Kind string
 	// Score is the similarity the label calibrates.
 	Score float64
 	// Features are the comparison's features (Features[0] is Score), for
@@ -203,7 +207,8 @@ type GroupResult struct {
 	ROCAUC   *float64 `json:"roc_auc,omitempty"`
 	*Correlations
 	// Composite is the group's own fitted composite (Options.Fit, for
-	// sub-metrics with enough labels), with its held-out figures.
+	// sub-metrics and value kinds with enough labels), with its held-out
+	// figures.
 	Composite *composite.Model `json:"composite,omitempty"`
 	// CompositeThreshold is a field's own threshold on the composite's
 	// probability (Options.Fit, for fields with a cosine threshold of
@@ -282,8 +287,11 @@ type Result struct {
 	*Correlations
 
 	SubMetrics map[string]*GroupResult `json:"sub_metrics,omitempty"`
-	Fields     map[string]*GroupResult `json:"fields,omitempty"`
-	Agreement  *Agreement              `json:"agreement,omitempty"`
+	// Kinds are the value kinds' own fits (Sample.Kind), each with its
+	// composite under Options.Fit.
+	Kinds     map[string]*GroupResult `json:"kinds,omitempty"`
+	Fields    map[string]*GroupResult `json:"fields,omitempty"`
+	Agreement *Agreement              `json:"agreement,omitempty"`
 	// JudgeAgreement sets a judged run's verdicts beside the embedding's
 	// alone, on the same turns; nil for other runs.
 	JudgeAgreement *JudgeAgreement `json:"judge_agreement,omitempty"`

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aem-dev/aem/metrics"
 	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/metrics/sweep"
+	"github.com/aem-dev/aem/metrics/values"
 )
 
 // Pair is one human-labelled text pair.
@@ -16,6 +18,10 @@ type Pair struct {
 	Group string // resampling unit: the group column, else the row
 	TextA string
 	TextB string
+	// Kind is the value kind the pair calibrates (the kind column: "name",
+	// "category", "text", ... a kind held to a similarity threshold); ""
+	// for free text pairs without one.
+	Kind string
 
 	HasLabel bool
 	Label    bool
@@ -26,8 +32,9 @@ type Pair struct {
 // ReadPairs reads a pairs file: JSON Lines, CSV or TSV with a header, or
 // Parquet, with columns text_a and text_b (aliases sentence1, sentence2),
 // label (1/0, true/false, pass/fail) and/or score (a graded human
-// similarity on any scale), and an optional group column (pairs of one
-// group are kept together in folds and bootstrap resamples); or the STS
+// similarity on any scale), an optional group column (pairs of one group
+// are kept together in folds and bootstrap resamples) and an optional kind
+// column (the value kind a pair calibrates, fitted apart); or the STS
 // Benchmark layout (FormatSTSB; score only). FormatAuto detects the format
 // from the content and extension. Every row must have both texts and a
 // label or a score.
@@ -58,7 +65,7 @@ func ParsePairs(name string, data []byte, format Format) ([]Pair, error) {
 
 func pairsOf(t *table) ([]Pair, error) {
 	ca, cb := t.col("text_a", "sentence1"), t.col("text_b", "sentence2")
-	cl, cs, cg := t.col("label"), t.col("score"), t.col("group", "dialog_id")
+	cl, cs, cg, ck := t.col("label"), t.col("score"), t.col("group", "dialog_id"), t.col("kind")
 	for _, c := range []struct {
 		i    int
 		name string
@@ -82,6 +89,13 @@ func pairsOf(t *table) ([]Pair, error) {
 		p.TextB, _ = t.cell(r, cb)
 		if g, ok := t.cell(r, cg); ok {
 			p.Group = g
+		}
+		if k, ok := t.cell(r, ck); ok && k != "" {
+			if kind, known := values.ParseKind(k); !known || !values.Embedded(kind) {
+				return nil, t.err(r, "kind", fmt.Sprintf("%q is not a kind held to a similarity threshold", k),
+					"use one of "+kindList()+", or leave it empty (values of the other kinds are compared by parsed value or exactly, never by similarity)", ErrValue)
+			}
+			p.Kind = k
 		}
 		if v, ok := t.cell(r, cl); ok {
 			l, err := parseLabel(v)
@@ -107,10 +121,23 @@ func pairsOf(t *table) ([]Pair, error) {
 }
 
 // comparison is the question a pair asks the scorer: does text_b say what
-// text_a says? A pair is free text with no field, so it is asked as a
+// text_a says? A pair of a value kind is asked as a value comparison of
+// that kind; a pair without one is free text with no field, asked as a
 // reply comparison with an empty Field.
 func (p Pair) comparison() metrics.Comparison {
+	if p.Kind != "" {
+		return metrics.Comparison{Kind: metrics.CompareValue, ValueKind: p.Kind, Gold: p.TextA, Predicted: p.TextB}
+	}
 	return metrics.Comparison{Kind: metrics.CompareReply, Gold: p.TextA, Predicted: p.TextB}
+}
+
+// kindList names the kinds a pair may calibrate.
+func kindList() string {
+	var names []string
+	for _, k := range values.EmbeddedKinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
 }
 
 // ScorePairs scores every pair with s (text_a as gold, text_b as
@@ -135,7 +162,7 @@ func ScorePairs(ctx context.Context, s metrics.Scorer, pairs []Pair, batch int) 
 			return sweep.Input{}, fmt.Errorf("scoring pairs %d-%d with %s: got %d scores for %d pairs", lo+1, hi, s.ID(), len(answers), len(cs))
 		}
 		for i, p := range pairs[lo:hi] {
-			in.Samples = append(in.Samples, sweep.Sample{Group: p.Group, Score: answers[i].Score, HasLabel: p.HasLabel, Label: p.Label,
+			in.Samples = append(in.Samples, sweep.Sample{Group: p.Group, Kind: p.Kind, Score: answers[i].Score, HasLabel: p.HasLabel, Label: p.Label,
 				HasHuman: p.HasScore, Human: p.Score, Ref: "pair on row " + strconv.Itoa(p.Row),
 				Features: features.Extract(p.TextA, p.TextB, answers[i].Score), HasFeatures: true})
 		}

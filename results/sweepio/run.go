@@ -325,7 +325,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 			info.Excluded[ExcludedFieldExact]++
 			continue
 		}
-		s := sweep.Sample{Group: t.DialogID, SubMetric: rundir.SubMetricOf(t.Kind, fs.Field), Field: field(fs),
+		s := sweep.Sample{Group: t.DialogID, SubMetric: rundir.SubMetricOf(t.Kind, fs.Field), Field: field(fs), Kind: kindOf(fs),
 			Score: fs.FirstScore(), HasLabel: e.hasLabel, Label: e.label, HasHuman: e.hasScore, Human: e.score, Ref: ref + " field " + fs.Field}
 		withFeatures(&s, t, fs)
 		in.Samples = append(in.Samples, s)
@@ -354,7 +354,7 @@ func addTurn(in *sweep.Input, info *RunInfo, t *turnView, file []*labelEntry, pa
 		return nil
 	}
 	for _, g := range calibrated(decided, t.Kind, hasLabel && !label) {
-		s := sweep.Sample{Group: t.DialogID, SubMetric: rundir.SubMetricOf(t.Kind, g[0].Field), Field: field(g[0]),
+		s := sweep.Sample{Group: t.DialogID, SubMetric: rundir.SubMetricOf(t.Kind, g[0].Field), Field: field(g[0]), Kind: kindOf(g...),
 			Score: g[0].FirstScore(), HasLabel: hasLabel, Label: label, HasHuman: hasScore, Human: score, Ref: ref}
 		withFeatures(&s, t, g[0])
 		for _, fs := range g[1:] {
@@ -596,4 +596,19 @@ func readReview(path string, info *RunInfo) (map[turnKey][]*labelEntry, error) {
 		out[k] = append(out[k], e)
 	}
 	return out, nil
+}
+
+// kindOf is the value kind shared by the comparisons a sample calibrates
+// (a turn label covers every value of its turn); "" when they are of
+// several kinds, or of none (replies, runs written before kinds).
+func kindOf(fs ...rundir.FieldScoreRow) string {
+	if len(fs) == 0 || fs[0].Kind == nil {
+		return ""
+	}
+	for _, f := range fs[1:] {
+		if f.Kind == nil || *f.Kind != *fs[0].Kind {
+			return ""
+		}
+	}
+	return *fs[0].Kind
 }

@@ -92,6 +92,7 @@ func Rows(res *sweep.Result) []SweepRow {
 		}
 	}
 	group("sub_metric:", res.SubMetrics)
+	group("kind:", res.Kinds)
 	group("field:", res.Fields)
 	return out
 }
