@@ -159,12 +159,27 @@ var documented = map[Perturbation]string{
 	OmitDefault:  `an optional parameter left out whose answer is its schema default: aem passes (same call), BFCL needs "" among the answer's values`,
 }
 
-// stricter are the entries of a perturbation where aem fails what BFCL's
-// checker passes, by design: BFCL compares every string case-insensitively;
-// aem compares a URL's path as it is (RFC 3986: only the scheme and host
-// are case-insensitive), so an upper-cased path is another resource.
-var stricter = map[Perturbation]map[string]string{
-	CaseSpacing: {"live_simple_135-88-0": "HTTPS://API.EXAMPLE.COM/V1/DATA for https://api.example.com/v1/data: a URL's path is case-sensitive"},
+// stricter says where aem fails what BFCL's checker passes, by design:
+// BFCL compares every string case-insensitively; aem compares a URL's path
+// as it is (RFC 3986: only the scheme and host are case-insensitive), so
+// under case_spacing an upper-cased path is another resource. It reports
+// whether every failing field of the dialog is a URL.
+func stricter(p Perturbation, res metrics.DialogResult) bool {
+	if p != CaseSpacing {
+		return false
+	}
+	failing := 0
+	for _, v := range res.Turns {
+		for _, f := range v.FieldScores {
+			if !f.Pass {
+				if f.Kind != "url" {
+					return false
+				}
+				failing++
+			}
+		}
+	}
+	return failing > 0
 }
 
 // bfclVerdicts are BFCL's checker's verdicts on the perturbed predictions
@@ -246,7 +261,7 @@ func TestAgreement(t *testing.T) {
 				agree++
 			case documented[p] != "" && aemPass && !bfclPass:
 				differ++
-			case stricter[p][e.ID] != "" && !aemPass && bfclPass:
+			case !aemPass && bfclPass && stricter(p, res[0]):
 				differ++
 			default:
 				t.Errorf("%s %s: aem passes %v (%s), BFCL's checker passes %v", p, e.ID, aemPass, res[0].Reason, bfclPass)
