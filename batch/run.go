@@ -703,7 +703,7 @@ func setEmbedPass(trs []rundir.TurnRow, alone *metrics.DialogResult) {
 // convert turns a judged dialog into its run directory rows; alone, when
 // set, is the verdict of the first scorer alone (TurnRow.EmbedPass).
 func (st *runState) convert(it *chunkItem, res, alone *metrics.DialogResult) (rundir.Dialog, error) {
-	trs, src, dr, err := convertDialog(&it.d, res)
+	trs, src, dr, err := rundir.RowsOf(&it.d, res)
 	if err != nil {
 		return rundir.Dialog{}, err
 	}

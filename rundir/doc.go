@@ -1,7 +1,8 @@
 // Package rundir owns the run directory that `aem run` writes and `aem
 // show`, `aem sweep`, `aem compare`, `aem merge` and reports read: its
-// files, their row types, the one writer, the one reader with its
-// completeness rule, and merging the outputs of shards.
+// files, their row types, the one projection of verdicts into rows
+// (RowsOf) and back, the one writer, the one reader with its completeness
+// rule, and merging the outputs of shards.
 //
 // # Layout
 //
@@ -84,8 +85,9 @@
 // lacks what was added since: its values convert by column path, the
 // missing columns reading as null or zero, and DialogReader upgrades raw
 // rows, so Merge writes the current layout (testdata/v1 holds run
-// directories of an earlier version to test this). Fill the new column
-// where package batch converts verdicts into rows (batch/rows.go).
+// directories of an earlier version to test this). Fill the new column in
+// RowsOf (verdicts.go), the one place verdicts become rows; TurnRow.Verdict
+// and DialogRow.Result, beside it, go back from rows to verdicts.
 // Summary fields go in summary.go; bump SummaryVersion only for a change
 // old readers would misread.
 package rundir

@@ -372,37 +372,3 @@ func SubMetricOf(kind, field string) string {
 	}
 	return metrics.SubTruthResponse
 }
-
-// Verdict is what the row keeps of the turn's verdict, as a
-// metrics.Verdict: pass, the reasons, the cascade, the keys and the field
-// scores (not the gold and predicted values, nor the clauses). Readers
-// that explain verdicts (evalevents) build on it.
-func (t *TurnRow) Verdict() metrics.Verdict {
-	v := metrics.Verdict{DialogID: t.DialogID, TurnNo: int(t.TurnNo), PredictTurnNo: int(t.PredictTurnNo), Pass: t.Pass,
-		FailureReason: metrics.Reason(orEmpty(t.FailureReason)), OwnReason: metrics.Reason(orEmpty(t.OwnReason)),
-		MissingKeys: t.MissingKeys, ExtraKeys: t.ExtraKeys, Kind: metrics.Kind(t.Kind), ReadOnly: t.Context()}
-	if t.UserTurn != nil {
-		v.UserTurn = int(*t.UserTurn)
-	}
-	if t.CascadeFrom != nil {
-		v.CascadeFrom = int(*t.CascadeFrom)
-	}
-	for _, fs := range t.FieldScores {
-		v.FieldScores = append(v.FieldScores, metrics.FieldScore{Field: fs.Field, Method: fs.Method, Kind: orEmpty(fs.Kind), Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass})
-	}
-	return v
-}
-
-// Result is the row's composed verdict as a metrics.DialogResult, without
-// its turns.
-func (d *DialogRow) Result() metrics.DialogResult {
-	return metrics.DialogResult{DialogID: d.DialogID, Score: d.Score, TestPass: d.TestPass, Reason: d.Reason,
-		RootCause: metrics.Reason(orEmpty(d.RootCause))}
-}
-
-func orEmpty(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

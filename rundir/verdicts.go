@@ -1,32 +1,29 @@
-package batch
+package rundir
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"hash"
-	"math"
-	"slices"
-	"strconv"
-
-	"github.com/aem-dev/aem/rundir"
 
 	"github.com/aem-dev/aem/input/golden"
 	"github.com/aem-dev/aem/metrics"
 )
 
-// convertDialog turns a judged dialog into output rows.
-func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]rundir.TurnRow, []int, rundir.DialogRow, error) {
+// RowsOf is the Parquet projection of a judged dialog, the one place
+// verdicts become rows: one TurnRow per verdict of res, each with the gold
+// and predicted outputs of the turns of d it judges (gold[i] is the index
+// in d.Turns of the turn TurnRow i judges), and the dialog's DialogRow.
+// TurnRow.Verdict and DialogRow.Result go the other way. Package batch
+// calls it as it commits each dialog; a new column is filled here.
+func RowsOf(d *golden.Dialog, res *metrics.DialogResult) (turns []TurnRow, gold []int, dialog DialogRow, err error) {
 	byNo := make(map[int]int, len(d.Turns))
 	for i, t := range d.Turns {
 		byNo[t.TurnNo] = i
 	}
-	turns := make([]rundir.TurnRow, 0, len(res.Turns))
-	src := make([]int, 0, len(res.Turns))
+	turns = make([]TurnRow, 0, len(res.Turns))
+	gold = make([]int, 0, len(res.Turns))
 	for _, v := range res.Turns {
 		gi, ok := byNo[v.TurnNo]
 		if !ok {
-			return nil, nil, rundir.DialogRow{}, fmt.Errorf("dialog %q: verdict for turn %d, which the dialog does not have", d.ID, v.TurnNo)
+			return nil, nil, DialogRow{}, fmt.Errorf("dialog %q: verdict for turn %d, which the dialog does not have", d.ID, v.TurnNo)
 		}
 		pi, ok := byNo[v.PredictTurnNo]
 		if !ok {
@@ -34,13 +31,13 @@ func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]rundir.TurnRo
 		}
 		tr, err := turnRow(v, &d.Turns[gi], &d.Turns[pi])
 		if err != nil {
-			return nil, nil, rundir.DialogRow{}, fmt.Errorf("dialog %q turn %d: %w", d.ID, v.TurnNo, err)
+			return nil, nil, DialogRow{}, fmt.Errorf("dialog %q turn %d: %w", d.ID, v.TurnNo, err)
 		}
 		tr.Trial = d.Trial
 		turns = append(turns, tr)
-		src = append(src, gi)
+		gold = append(gold, gi)
 	}
-	dr := rundir.DialogRow{
+	dr := DialogRow{
 		DialogID:         res.DialogID,
 		TurnCount:        int64(res.TurnCount),
 		PassedCount:      int64(res.PassedCount),
@@ -69,11 +66,11 @@ func convertDialog(d *golden.Dialog, res *metrics.DialogResult) ([]rundir.TurnRo
 	if hasLat {
 		dr.LatencyMS = &lat
 	}
-	return turns, src, dr, nil
+	return turns, gold, dr, nil
 }
 
-func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error) {
-	tr := rundir.TurnRow{
+func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (TurnRow, error) {
+	tr := TurnRow{
 		DialogID:      v.DialogID,
 		TurnNo:        int64(v.TurnNo),
 		PredictTurnNo: int64(v.PredictTurnNo),
@@ -84,7 +81,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		FailedChecks:  reasons(v.FailedChecks),
 		MissingKeys:   nonNil(v.MissingKeys),
 		ExtraKeys:     nonNil(v.ExtraKeys),
-		FieldScores:   make([]rundir.FieldScoreRow, len(v.FieldScores)),
+		FieldScores:   make([]FieldScoreRow, len(v.FieldScores)),
 		Structure:     string(v.Structure),
 		Completeness:  string(v.Completeness),
 		Truthfulness:  string(v.Truthfulness),
@@ -105,7 +102,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		UserTurn:      optInt(v.UserTurn),
 	}
 	for i, fs := range v.FieldScores {
-		tr.FieldScores[i] = rundir.FieldScoreRow{Field: fs.Field, Method: fs.Method, Kind: optStr(fs.Kind), Score: fs.Score, Threshold: fs.Threshold,
+		tr.FieldScores[i] = FieldScoreRow{Field: fs.Field, Method: fs.Method, Kind: optStr(fs.Kind), Score: fs.Score, Threshold: fs.Threshold,
 			ThresholdFrom: fs.ThresholdFrom, Pass: fs.Pass, By: optStr(fs.By)}
 		tr.FieldScores[i].Cosine, tr.FieldScores[i].JudgeReason, tr.FieldScores[i].JudgeError = judgeNote(fs.Judge)
 		if fs.Cosine != nil && fs.Judge == nil {
@@ -114,7 +111,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		}
 	}
 	if v.Clauses != nil {
-		tr.Clauses = make([]rundir.ClauseRow, len(v.Clauses))
+		tr.Clauses = make([]ClauseRow, len(v.Clauses))
 		for i := range v.Clauses {
 			tr.Clauses[i] = clauseRow(&v.Clauses[i])
 		}
@@ -124,7 +121,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 		case metrics.KindAction:
 			args, err := golden.EncodeArgs(gold.Gold.Args)
 			if err != nil {
-				return rundir.TurnRow{}, fmt.Errorf("encoding gold args: %w", err)
+				return TurnRow{}, fmt.Errorf("encoding gold args: %w", err)
 			}
 			tr.GoldToolID, tr.GoldAction, tr.GoldArgs = &gold.Gold.ToolID, &gold.Gold.Action, &args
 		case metrics.KindResponse:
@@ -138,7 +135,7 @@ func turnRow(v metrics.Verdict, gold, pred *metrics.Turn) (rundir.TurnRow, error
 			if args == "" {
 				var err error
 				if args, err = golden.EncodeArgs(pred.Predict.Args); err != nil {
-					return rundir.TurnRow{}, fmt.Errorf("encoding predicted args: %w", err)
+					return TurnRow{}, fmt.Errorf("encoding predicted args: %w", err)
 				}
 			}
 			tr.PredictToolID, tr.PredictAction, tr.PredictArgs = &pred.Predict.ToolID, &pred.Predict.Action, &args
@@ -161,8 +158,8 @@ func judgeNote(n *metrics.JudgeNote) (cosine *float64, reason, failure *string) 
 
 // clauseRow records one gold clause; a clause that was never compared
 // (not required) has no predicted clause, score or threshold.
-func clauseRow(c *metrics.ClauseScore) rundir.ClauseRow {
-	r := rundir.ClauseRow{Field: c.Field, Gold: c.Text, Weight: c.Weight, Required: c.Required, Covered: c.Covered,
+func clauseRow(c *metrics.ClauseScore) ClauseRow {
+	r := ClauseRow{Field: c.Field, Gold: c.Text, Weight: c.Weight, Required: c.Required, Covered: c.Covered,
 		Method: c.Method, Pass: c.Pass, MissingAnchors: nonNil(c.MissingAnchors), MissingNames: nonNil(c.MissingNames), By: optStr(c.By)}
 	if c.Predicted >= 0 {
 		k := int64(c.Predicted)
@@ -206,81 +203,37 @@ func reasons(rs []metrics.Reason) []string {
 	return out
 }
 
-// goldDigest hashes the gold side of every turn of a dialog: IDs, roles,
-// gold outputs (a gold "no call" too), tags, dependencies, weight and
-// criticality, and the dialog's tool definitions. Predictions, human labels
-// and latencies are left out, and so are the turns without a gold side
-// (unexpected predictions, which differ between releases), so two systems
-// scored on the same golden dataset share it. Fields are length-prefixed.
-func goldDigest(d *golden.Dialog) ([32]byte, error) {
-	h := sha256.New()
-	str := func(s string) {
-		writeLen(h, len(s))
-		h.Write([]byte(s))
+// Verdict is what the row keeps of the turn's verdict, as a
+// metrics.Verdict: kind, pass, the reasons, the cascade, the keys, the
+// field scores, the user turn and whether it is read-only context (not the
+// gold and predicted values, nor the clauses): RowsOf read backwards.
+// Readers that explain verdicts (evalevents) build on it.
+func (t *TurnRow) Verdict() metrics.Verdict {
+	v := metrics.Verdict{DialogID: t.DialogID, TurnNo: int(t.TurnNo), PredictTurnNo: int(t.PredictTurnNo), Pass: t.Pass,
+		FailureReason: metrics.Reason(orEmpty(t.FailureReason)), OwnReason: metrics.Reason(orEmpty(t.OwnReason)),
+		MissingKeys: t.MissingKeys, ExtraKeys: t.ExtraKeys, Kind: metrics.Kind(t.Kind), ReadOnly: t.Context()}
+	if t.UserTurn != nil {
+		v.UserTurn = int(*t.UserTurn)
 	}
-	str(d.ID)
-	gold := 0
-	for i := range d.Turns {
-		if d.Turns[i].HasGold {
-			gold++
-		}
+	if t.CascadeFrom != nil {
+		v.CascadeFrom = int(*t.CascadeFrom)
 	}
-	writeLen(h, gold)
-	for i := range d.Turns {
-		t := &d.Turns[i]
-		if !t.HasGold {
-			continue
-		}
-		str(strconv.Itoa(t.TurnNo))
-		str(string(t.Role))
-		str(t.GoldResponse)
-		str(t.Gold.ToolID)
-		str(t.Gold.Action)
-		args := ""
-		if t.Kind() == metrics.KindAction || len(t.Gold.Args) > 0 {
-			a, err := golden.EncodeArgs(t.Gold.Args)
-			if err != nil {
-				return [32]byte{}, fmt.Errorf("dialog %q turn %d: encoding gold args: %w", d.ID, t.TurnNo, err)
-			}
-			args = a
-		}
-		str(args)
-		tags := slices.Clone(t.Tags)
-		writeLen(h, len(tags))
-		for _, tag := range tags {
-			str(tag)
-		}
-		writeLen(h, len(t.DependsOn))
-		for _, dep := range t.DependsOn {
-			writeLen(h, dep)
-		}
-		w := 1.0
-		if t.Weight != nil {
-			w = *t.Weight
-		}
-		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], math.Float64bits(w))
-		h.Write(b[:])
-		if t.Critical {
-			h.Write([]byte{1})
-		} else {
-			h.Write([]byte{0})
-		}
-		if t.GoldNoCall {
-			str("no_call") // absent from datasets without it, so their digests stay as they were
-		}
+	for _, fs := range t.FieldScores {
+		v.FieldScores = append(v.FieldScores, metrics.FieldScore{Field: fs.Field, Method: fs.Method, Kind: orEmpty(fs.Kind), Score: fs.Score, Threshold: fs.Threshold, Pass: fs.Pass})
 	}
-	if d.Tools != nil {
-		str("tools")
-		str(string(d.Tools.JSON()))
-	}
-	var out [32]byte
-	h.Sum(out[:0])
-	return out, nil
+	return v
 }
 
-func writeLen(h hash.Hash, n int) {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
+// Result is the row's composed verdict as a metrics.DialogResult, without
+// its turns.
+func (d *DialogRow) Result() metrics.DialogResult {
+	return metrics.DialogResult{DialogID: d.DialogID, Score: d.Score, TestPass: d.TestPass, Reason: d.Reason,
+		RootCause: metrics.Reason(orEmpty(d.RootCause))}
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
