@@ -29,6 +29,7 @@
 //	gold_no_call      boolean                   no        true: gold says no tool should be called (Tool rows, gold call null)
 //	tools             string (JSON text)        no        the dialog's tool definitions (package tooldef), on its first row or on every row
 //	trial             int32 or int64            no        repeated trials of the same dialog: (dialog_id, trial) is a dialog (>= 0; null = not a trial)
+//	user_turn         int32 or int64            no        turn_no of the User turn the row answers (0: none; null: the last User turn before it); `aem import --predictions` writes it for calls with no gold
 //
 // (*) The column must exist (it may hold nulls): a file without it is
 // refused, so a misnamed column is never silently read as "all null".

@@ -30,7 +30,7 @@ import (
 var knownTurnKeys = map[string]bool{
 	"turn_no": true, "turn": true, "gold_turn": true, "predict_turn": true, "tags": true,
 	"depends_on": true, "human_label": true, "human_score": true, "weight": true,
-	"critical": true, "latency_ms": true, "trial": true,
+	"critical": true, "latency_ms": true, "trial": true, "user_turn": true,
 }
 
 // jsonKind is what the values of one extra key turned out to be.

@@ -318,6 +318,13 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 		}
 		in.trial = some(n)
 	}
+	if v, ok := obj["user_turn"]; ok && !isNull(v) {
+		n, err := jsonInt(v)
+		if err != nil {
+			return bad("user_turn", fmt.Sprintf("user_turn %s is not an integer", bytes.TrimSpace(v)), "give the turn_no of the User turn the turn answers, 0 for none", nil)
+		}
+		in.userTurn = some(n)
+	}
 	var noCall bool
 	var serr *sideError
 	if in.gold, noCall, serr = parseSide(obj["gold_turn"], true); serr != nil {

@@ -29,6 +29,7 @@ const (
 	ColGoldNoCall      = "gold_no_call"
 	ColTools           = "tools"
 	ColTrial           = "trial"
+	ColUserTurn        = "user_turn"
 )
 
 // colKind is the logical type a canonical column must have.
@@ -95,6 +96,7 @@ var columns = []column{
 	{ColGoldNoCall, kindBool, false},
 	{ColTools, kindString, false},
 	{ColTrial, kindInt, false},
+	{ColUserTurn, kindInt, false},
 }
 
 // Slots of the canonical columns (indexes into columns).
@@ -120,6 +122,7 @@ const (
 	slotGoldNoCall
 	slotTools
 	slotTrial
+	slotUserTurn
 	numSlots
 )
 

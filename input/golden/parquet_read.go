@@ -483,6 +483,7 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 		critical:   s.bool(slotCritical),
 		latencyMS:  s.float(slotLatencyMS),
 		tools:      s.str(slotTools),
+		userTurn:   s.int(slotUserTurn),
 	}
 	t, trial, tools, bad := validate(&in)
 	if bad != nil {

@@ -32,6 +32,7 @@ type record struct {
 	critical   opt[bool]
 	latencyMS  opt[float64]
 	tools      opt[string] // the tool definitions' JSON text
+	userTurn   opt[int64]
 }
 
 // side is the gold or the predicted output of a record: a reply, or a
@@ -247,7 +248,27 @@ func details(rec *record, t *metrics.Turn) *invalid {
 		return bad
 	}
 	t.LatencyMS, bad = within(ColLatencyMS, rec.latencyMS, 0, MaxLatencyMS, latencyFix)
-	return bad
+	if bad != nil {
+		return bad
+	}
+	return userTurn(rec, t)
+}
+
+// userTurn reads user_turn (metrics.Turn.UserTurn): the turn_no of the
+// User turn the row answers, 0 for none; null to take the last User turn
+// before the row.
+func userTurn(rec *record, t *metrics.Turn) *invalid {
+	switch n := rec.userTurn.v; {
+	case !rec.userTurn.ok:
+	case n < 0 || n > math.MaxInt32:
+		return &invalid{col: ColUserTurn, problem: fmt.Sprintf("user_turn %d is not a turn number", n),
+			fix: "give the turn_no of the User turn the row answers, 0 for none, or null for the last User turn before it"}
+	case n == 0:
+		t.UserTurn = -1
+	default:
+		t.UserTurn = int(n)
+	}
+	return nil
 }
 
 // within checks an optional number of column col: finite, from lo to hi.

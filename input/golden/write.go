@@ -39,6 +39,9 @@ type Row struct {
 	Tools *string `parquet:"tools,optional"`
 	// Trial numbers one of repeated trials of the dialog (Dialog.Trial).
 	Trial *int64 `parquet:"trial,optional"`
+	// UserTurn is metrics.Turn.UserTurn: the turn_no of the User turn the
+	// row answers, 0 for none; null to take the last User turn before it.
+	UserTurn *int64 `parquet:"user_turn,optional"`
 }
 
 // RowOf converts a turn to its golden row. Args are stored as EncodeArgs
@@ -48,6 +51,10 @@ func RowOf(t metrics.Turn) (Row, error) {
 		DialogID: t.DialogID, TurnNo: int64(t.TurnNo), Turn: string(t.Role),
 		Tags: t.Tags, HumanLabel: t.HumanLabel, HumanScore: t.HumanScore,
 		Weight: t.Weight, Critical: t.Critical, LatencyMS: t.LatencyMS,
+	}
+	if t.UserTurn != 0 {
+		n := int64(max(t.UserTurn, 0))
+		r.UserTurn = &n
 	}
 	if t.DependsOn != nil {
 		deps := make([]int64, len(t.DependsOn))
