@@ -161,7 +161,7 @@ func reason(js []judged, r DialogResult) string {
 		if j.v.Pass || !j.v.RootCause {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("turn %d %s%s (root cause)", j.v.TurnNo, j.v.OwnReason, typeField(j.v)))
+		parts = append(parts, fmt.Sprintf("turn %d %s%s (root cause)", j.v.TurnNo, j.v.OwnReason, failedAt(j.v)))
 		if t := j.v.TurnNo; !done[t] && len(cascades[t]) > 0 {
 			done[t] = true
 			parts = append(parts, fmt.Sprintf("%s %s from turn %d", turnList(cascades[t]), ReasonPriorActionFailed, t))
@@ -171,15 +171,16 @@ func reason(js []judged, r DialogResult) string {
 	return fmt.Sprintf("%d of %d turns failed: %s", failed, r.TurnCount, strings.Join(parts, "; "))
 }
 
-// typeField names where a turn failed invalid_parameter_type (" at
-// tool.action.table[1][0]", the first such value); "" for other reasons.
-func typeField(v Verdict) string {
-	if v.OwnReason != ReasonInvalidType {
-		return ""
-	}
+// failedAt names where a turn failed invalid_parameter_type (" at
+// tool.action.table[1][0]", the first such value), or the first fact a
+// reply contradicts (`: amount "$89.00" vs "$98.00"`); "" otherwise.
+func failedAt(v Verdict) string {
 	for _, fs := range v.FieldScores {
-		if fs.Method == MethodType {
+		switch {
+		case v.OwnReason == ReasonInvalidType && fs.Method == MethodType:
 			return " at " + fs.Field
+		case fs.Method == MethodContradicted:
+			return ": " + strings.Replace(strings.TrimPrefix(fs.Field, FactPrefix), "):", "", 1)
 		}
 	}
 	return ""

@@ -339,8 +339,14 @@ func keyJaccard(gold, pred map[string]any) float64 {
 	return float64(common) / float64(all)
 }
 
-// response judges clause coverage (completeness) and whole-reply
-// similarity (truthfulness).
+// response judges clause coverage (completeness) and truthfulness: the
+// whole-reply similarity, and the reply's hard facts against the gold
+// reply's. A reply that contradicts a gold fact (another amount, date,
+// time, weekday, identifier or name; a no for a yes; a negated statement)
+// fails truthfulness whatever its similarity, with a FieldScore of method
+// "contradicted" naming both facts, whether or not the user stated the
+// fact first: what the user said may excuse a reply for not repeating a
+// fact (completeness), never for contradicting it.
 func (j *judger) response(g, p *Turn) (judged, error) {
 	out := judged{v: j.newVerdict(g, p.TurnNo), row: g}
 	v := &out.v
@@ -354,15 +360,20 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 		truth = j.decide("response", ThresholdQuery{SubMetric: SubTruthResponse}, s)
 	}
 	truth.Kind = string(values.Text)
-	clauses, coverage, err := j.coverage(j.replyPlan(gold, pred, g.TurnNo))
+	plan := j.replyPlan(gold, pred, g.TurnNo)
+	clauses, coverage, err := j.coverage(plan)
 	if err != nil {
 		return judged{}, err
 	}
 	v.FieldScores, v.Clauses = []FieldScore{truth, coverage}, clauses
+	for _, c := range plan.contradictions {
+		v.FieldScores = append(v.FieldScores, FieldScore{Field: FactField(c), Method: MethodContradicted, Kind: string(values.Text)})
+	}
+	truthful := truth.Pass && len(plan.contradictions) == 0
 	v.fail(coverage.Pass, ReasonIncompleteResponse)
-	v.fail(truth.Pass, ReasonInconsistentResponse)
-	v.Completeness, v.Truthfulness = outcome(coverage.Pass), outcome(truth.Pass)
-	if !coverage.Pass || !truth.Pass {
+	v.fail(truthful, ReasonInconsistentResponse)
+	v.Completeness, v.Truthfulness = outcome(coverage.Pass), outcome(truthful)
+	if !coverage.Pass || !truthful {
 		out.diffs = []valueDiff{{gold: []string{gold}, pred: pred}}
 	}
 	out.quality = (clamp01(truth.Score) + coverage.Score) / 2
@@ -441,6 +452,19 @@ type replyPlan struct {
 	gold  []ClauseScore // one per gold clause, before its comparisons
 	pred  []string      // the predicted reply's clauses
 	among string        // pred joined by newlines: Comparison.Among
+	// contradictions are the predicted reply's facts that contradict the
+	// gold reply's (values.Contradictions), whatever the user said.
+	contradictions []values.Contradiction
+}
+
+// FactPrefix starts the Field of a reply's contradicted fact:
+// "response.fact(amount): \"$89.00\" vs \"$98.00\"" (see FactField).
+const FactPrefix = "response.fact("
+
+// FactField is the Field of the FieldScore that records a contradicted
+// fact of a reply: its kind, the gold fact and the predicted one.
+func FactField(c values.Contradiction) string {
+	return fmt.Sprintf("%s%s): %q vs %q", FactPrefix, c.Kind, c.Gold, c.Pred)
 }
 
 // replyKey identifies a replyPlan within a dialog: the gold turn (what the
@@ -484,6 +508,9 @@ func newReplyPlan(gold, pred string, vocab *features.Vocabulary, ctx features.Co
 			cs.MissingNames = features.MissingNames(gt.Tokens, pt.Tokens, ctx)
 		}
 		p.gold = append(p.gold, cs)
+	}
+	if gold != pred {
+		p.contradictions = values.Contradictions(gc, p.pred)
 	}
 	return p
 }

@@ -79,7 +79,11 @@ var currencyWords = map[string]string{
 	"dollar": "USD", "dollars": "USD", "usd": "USD", "euro": "EUR", "euros": "EUR", "yen": "JPY",
 	"rupee": "INR", "rupees": "INR", "yuan": "CNY", "renminbi": "CNY", "franc": "CHF", "francs": "CHF",
 	"peso": "MXN", "pesos": "MXN", "won": "KRW", "real": "BRL", "reais": "BRL", "ruble": "RUB", "rubles": "RUB",
-	"sterling": "GBP",
+	"sterling": "GBP", "us dollar": "USD", "us dollars": "USD", "u.s. dollars": "USD", "american dollars": "USD",
+	"canadian dollar": "CAD", "canadian dollars": "CAD", "australian dollar": "AUD", "australian dollars": "AUD",
+	"british pound": "GBP", "british pounds": "GBP", "pound sterling": "GBP", "pounds sterling": "GBP",
+	"japanese yen": "JPY", "swiss franc": "CHF", "swiss francs": "CHF", "indian rupee": "INR", "indian rupees": "INR",
+	"chinese yuan": "CNY", "mexican peso": "MXN", "mexican pesos": "MXN",
 }
 
 // parseAmount reads "89", "89.00", "1,234.5", "-3", "twelve", "4.5

@@ -1,6 +1,7 @@
 package values
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/aem-dev/aem/metrics/features"
@@ -50,17 +51,19 @@ var negationWords = map[string]bool{
 }
 
 // clauseSense is a clause's content words (negation words and function
-// words aside; "unavailable" gives "available") and whether it is negated.
+// words aside; "unavailable" gives "available"), all its words, and
+// whether it is negated.
 type clauseSense struct {
-	words   map[string]bool
-	negated bool
+	words, all map[string]bool
+	negated    bool
 }
 
 func senseOf(c string) clauseSense {
 	ts := features.Tokenize(dropAnswer(c))
-	s := clauseSense{words: map[string]bool{}}
+	s := clauseSense{words: map[string]bool{}, all: map[string]bool{}}
 	for i, t := range ts {
 		w := strings.ReplaceAll(t.Lower, "’", "'")
+		s.all[w] = true
 		switch {
 		case negationWords[w] || strings.HasSuffix(w, "n't"):
 			s.negated = true
@@ -105,8 +108,14 @@ func polarityContradiction(gold, pred []string) (Contradiction, bool) {
 				best, bestDice = i, d
 			}
 		}
-		if best >= 0 && bestDice >= polarityMatch && gs.negated != ps[best].negated {
+		if best < 0 || bestDice < polarityMatch {
+			continue
+		}
+		if gs.negated != ps[best].negated {
 			return Contradiction{Kind: FactPolarity, Gold: strings.TrimSpace(g), Pred: strings.TrimSpace(pred[best])}, true
+		}
+		if gw, pw, ok := swappedAntonym(gs.all, ps[best].all); ok {
+			return Contradiction{Kind: FactPolarity, Gold: gw, Pred: pw}, true
 		}
 	}
 	return Contradiction{}, false
@@ -132,4 +141,49 @@ func answerWord(c string) string {
 		return c[:i]
 	}
 	return c
+}
+
+// antonyms are words of opposite sense: two clauses that share most of
+// their words and differ by one of these ("at the back door" / "at the
+// front door", "sort ascending" / "sort descending") contradict, and so
+// do two categorical tokens that differ by one ("buy" / "sell"). A list of
+// the language, not of any dataset.
+var antonyms = func() map[string][]string {
+	m := map[string][]string{}
+	for _, p := range strings.Split(`front back|left right|open closed|opened closed|increase decrease|enable disable|
+		enabled disabled|add remove|include exclude|accept reject|accepted rejected|approve deny|approved denied|buy sell|
+		debit credit|deposit withdraw|deposit withdrawal|upgrade downgrade|start stop|lock unlock|locked unlocked|
+		minimum maximum|min max|lowest highest|low high|ascending descending|asc desc|north south|east west|
+		morning evening|income expense|import export|inbound outbound|arrival departure|arrive depart|inside outside|
+		upstairs downstairs|win lose|gain loss|profit loss|true false|valid invalid|public private|internal external|
+		online offline|input output|first last|oldest newest|old new|earliest latest|before after|above below|
+		higher lower|more less|plus minus|positive negative|success failure|succeeded failed|available unavailable|
+		active inactive|paid unpaid|read unread|subscribe unsubscribe|join leave|hot cold|heavy light|fast slow|
+		early late|long short|wide narrow|inclusive exclusive|male female|day night|yes no|on off|up down`, "|") {
+		w := strings.Fields(p)
+		m[w[0]] = append(m[w[0]], w[1])
+		m[w[1]] = append(m[w[1]], w[0])
+	}
+	return m
+}()
+
+// swappedAntonym finds a word one side has and the other lacks whose
+// antonym the other side has and the first lacks.
+func swappedAntonym(a, b map[string]bool) (string, string, bool) {
+	words := make([]string, 0, len(a))
+	for w := range a {
+		words = append(words, w)
+	}
+	slices.Sort(words) // a fixed order: the same pair is named every time
+	for _, w := range words {
+		if b[w] {
+			continue
+		}
+		for _, x := range antonyms[w] {
+			if b[x] && !a[x] {
+				return w, x, true
+			}
+		}
+	}
+	return "", "", false
 }

@@ -54,6 +54,9 @@ func compareWords(gold, pred string) Verdict {
 	if v, ok := namedThings(gold, pred); ok {
 		return v
 	}
+	if g, p, ok := oneAntonym(gw, pw); ok {
+		return Verdict{Rule: RuleContradicted, Detail: Contradiction{Kind: FactPolarity, Gold: g, Pred: p}.String()}
+	}
 	for _, c := range Contradictions([]string{gold}, []string{pred}) {
 		if c.Kind != FactName { // a name is what the embedding decides
 			return Verdict{Rule: RuleContradicted, Detail: c.String()}
@@ -121,6 +124,28 @@ func weekdayName(s string) (string, bool) {
 func monthName(s string) (string, bool) {
 	m, ok := months[strings.TrimSuffix(s, ".")]
 	return strconv.Itoa(m), ok
+}
+
+// oneAntonym reports two word lists of one length that differ in one
+// word only, swapped for its antonym ("sort ascending" / "sort
+// descending", "buy" / "sell").
+func oneAntonym(a, b []string) (string, string, bool) {
+	if len(a) != len(b) {
+		return "", "", false
+	}
+	at := -1
+	for i := range a {
+		if a[i] != b[i] {
+			if at >= 0 {
+				return "", "", false
+			}
+			at = i
+		}
+	}
+	if at < 0 || !slices.Contains(antonyms[a[at]], b[at]) {
+		return "", "", false
+	}
+	return a[at], b[at], true
 }
 
 // equivalent reports a known equivalence between two names or tokens.
