@@ -59,8 +59,9 @@
 //
 // # How data flows
 //
-// input/golden reads turns; metrics judges them with a Scorer from embed or
-// judge (or metrics.Lexical); batch writes the verdicts through rundir;
-// sweep, compare, show, report and review read finished runs through rundir.
+// input/golden reads turns; metrics decides their verdicts with a Scorer
+// from embed or judge (or metrics.Lexical); batch writes the verdicts
+// through rundir (rundir.RowsOf); sweep, compare, show, report and review
+// read finished runs through rundir.
 // scripts holds set-up, tests and benchmarks.
 package aem

@@ -10,7 +10,7 @@
 // goroutines collect the semantic comparisons of a whole chunk and score
 // them with one call to the metrics.Scorer (metrics.Metric.Similarities, so
 // an embedding model gets full batches across dialogs), then judge every
-// dialog (metrics.Metric.Judge) with the one Metric built for the run
+// dialog (metrics.Metric.Decide) with the one Metric built for the run
 // (Options.Metric); one writer goroutine commits chunks strictly in input
 // order through a bounded reorder window. The three stages are joined by
 // bounded channels inside one errgroup: the first error cancels the rest and

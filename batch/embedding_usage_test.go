@@ -10,7 +10,7 @@ import (
 )
 
 // summary.json's embedding section: the scorer's figures, completed with
-// the turns judged and the field and clause comparisons no scorer saw
+// the turns scored and the field and clause comparisons no scorer saw
 // (counted here again from the rows written); absent without an
 // EmbeddingUsage.
 func TestRunEmbeddingUsage(t *testing.T) {

@@ -45,7 +45,7 @@ type Options struct {
 	OutDir string
 	// Workers is the number of scoring goroutines; 0 means GOMAXPROCS.
 	Workers int
-	// Metric judges the turns: built once from the metric configuration by
+	// Metric decides the turns' verdicts: built once from the metric configuration by
 	// metrics.New, which validates it (metrics.Default() if nil).
 	Metric *metrics.Metric
 	// Scorer scores string similarity; its ID is recorded in every output.
@@ -85,7 +85,7 @@ type Options struct {
 	// ones.
 	Judge JudgeMeter
 	// EmbeddingUsage, when set, reports what the embedding model did in
-	// this run (strings, layout, model time); Run adds the turns judged
+	// this run (strings, layout, model time); Run adds the turns scored
 	// and the comparisons decided without a scorer, and writes it to
 	// summary.json (Summary.Embedding).
 	EmbeddingUsage func() rundir.EmbeddingUsage
@@ -93,7 +93,7 @@ type Options struct {
 	// RowGroupSize is the number of rows per row group of turns.parquet and
 	// dialogs.parquet (rundir.DefaultRowGroupSize if 0).
 	RowGroupSize int
-	// ChunkTurns is roughly how many turns a worker judges per scorer call
+	// ChunkTurns is roughly how many turns a worker scores per scorer call
 	// (DefaultChunkTurns if 0). Chunks hold whole dialogs.
 	ChunkTurns int
 	// CheckpointTurns and CheckpointInterval say how often a checkpoint

@@ -40,12 +40,12 @@ func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// chunk is a run of consecutive dialogs judged by one worker with one
+// chunk is a run of consecutive dialogs scored by one worker with one
 // scorer call.
 type chunk struct {
-	seq    int64
-	items  []chunkItem
-	judged []rundir.Dialog
+	seq     int64
+	items   []chunkItem
+	decided []rundir.Dialog
 	// end is the input rows read up to the chunk's last dialog (rows of
 	// other shards and resumed dialogs included): where the input stands
 	// once the chunk is committed (Stats.RowsCommitted).
@@ -390,7 +390,7 @@ func openSource(ctx context.Context, o Options) (src Source, fp, path string, ro
 	return r, "sha256:" + fp, path, r.NumRows(), cleanup, nil
 }
 
-// pipeline runs reader -> workers -> writer and leaves every judged dialog
+// pipeline runs reader -> workers -> writer and leaves every scored dialog
 // in committed checkpoint parts.
 func (st *runState) pipeline(ctx context.Context, src Source, stats *Stats) error {
 	o := st.o
@@ -492,7 +492,7 @@ func (st *runState) work(ctx context.Context, in <-chan *chunk, out chan<- *chun
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := st.judgeChunk(ctx, c); err != nil {
+		if err := st.decideChunk(ctx, c); err != nil {
 			return err
 		}
 		select {
@@ -504,9 +504,9 @@ func (st *runState) work(ctx context.Context, in <-chan *chunk, out chan<- *chun
 	return nil
 }
 
-// judgeChunk scores all comparisons of the chunk's dialogs with one
-// scorer call, then judges and converts each dialog.
-func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
+// decideChunk scores all comparisons of the chunk's dialogs with one
+// scorer call, then decides and converts each dialog.
+func (st *runState) decideChunk(ctx context.Context, c *chunk) error {
 	t0 := time.Now()
 	dialogs := make([]metrics.Dialog, len(c.items))
 	for i := range c.items {
@@ -523,20 +523,20 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 		}
 		return fmt.Errorf("dialogs %q to %q: %w", c.items[0].d.ID, c.items[len(c.items)-1].d.ID, err)
 	}
-	c.judged = make([]rundir.Dialog, len(c.items))
+	c.decided = make([]rundir.Dialog, len(c.items))
 	first := firstScores(st.o.Scorer, sims)
 	for i := range c.items {
 		it := &c.items[i]
-		res, err := plan.Judge(i, sims, st.scorerID)
+		res, err := plan.Decide(i, sims, st.scorerID)
 		if err != nil {
-			return fmt.Errorf("judging dialog %q (input rows %s): %w", it.d.ID, rowSpan(it.d.Rows), err)
+			return fmt.Errorf("scoring dialog %q (input rows %s): %w", it.d.ID, rowSpan(it.d.Rows), err)
 		}
 		st.unscored.add(&res)
 		var alone *metrics.DialogResult
 		if first != nil {
-			r, err := plan.Judge(i, first, st.scorerID)
+			r, err := plan.Decide(i, first, st.scorerID)
 			if err != nil {
-				return fmt.Errorf("judging dialog %q (input rows %s) with the first scorer alone: %w", it.d.ID, rowSpan(it.d.Rows), err)
+				return fmt.Errorf("scoring dialog %q (input rows %s) with the first scorer alone: %w", it.d.ID, rowSpan(it.d.Rows), err)
 			}
 			alone = &r
 		}
@@ -544,7 +544,7 @@ func (st *runState) judgeChunk(ctx context.Context, c *chunk) error {
 		if err != nil {
 			return err
 		}
-		c.judged[i] = j
+		c.decided[i] = j
 	}
 	c.items = nil
 	st.metricNanos.Add(int64(time.Since(t0) - timed.elapsed))
@@ -615,7 +615,7 @@ func (u *unscoredCounts) addKinds(scores []metrics.FieldScore) {
 }
 
 // embeddingUsage completes the scorer's EmbeddingUsage with the turns this
-// invocation judged and the comparisons no scorer saw.
+// invocation scored and the comparisons no scorer saw.
 func (st *runState) embeddingUsage(turns int64) *rundir.EmbeddingUsage {
 	u := st.o.EmbeddingUsage()
 	u.ScoredTurns = turns
@@ -700,7 +700,7 @@ func setEmbedPass(trs []rundir.TurnRow, alone *metrics.DialogResult) {
 	}
 }
 
-// convert turns a judged dialog into its run directory rows; alone, when
+// convert turns a decided dialog into its run directory rows; alone, when
 // set, is the verdict of the first scorer alone (TurnRow.EmbedPass).
 func (st *runState) convert(it *chunkItem, res, alone *metrics.DialogResult) (rundir.Dialog, error) {
 	trs, src, dr, err := rundir.RowsOf(&it.d, res)
@@ -768,8 +768,8 @@ func (st *runState) write(ctx context.Context, tokens chan struct{}, in <-chan *
 			}
 			delete(pending, next)
 			next++
-			for i := range c.judged {
-				j := &c.judged[i]
+			for i := range c.decided {
+				j := &c.decided[i]
 				if part == nil {
 					part, err = newPartWriter(st.ckptDir, len(st.m.Parts)+1, st.ts, j.Ordinal.InputOrdinal, st.wrap, time.Now())
 					if err != nil {

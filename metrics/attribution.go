@@ -61,7 +61,7 @@ func ChainBucket(length int) string {
 // attribute records chain lengths and splits failures into root causes and
 // cascades. js is in (TurnNo, PredictTurnNo) order, so every earlier turn's
 // attribution is final when a turn is looked at.
-func attribute(js []judged, rows []Turn, policy CascadePolicy) {
+func attribute(js []decided, rows []Turn, policy CascadePolicy) {
 	info := chains(rows)
 	byTurn := map[int]*Turn{}
 	for i := range rows {
@@ -131,7 +131,7 @@ func rootOf(v Verdict) int {
 
 // dependencyRoot follows depends_on transitively (through turns that give
 // it) and returns the earliest root among the failed turns it reaches.
-func dependencyRoot(prev []judged, row *Turn, byTurn map[int]*Turn) (int, bool) {
+func dependencyRoot(prev []decided, row *Turn, byTurn map[int]*Turn) (int, bool) {
 	reach := map[int]bool{}
 	stack := slices.Clone(row.DependsOn)
 	for len(stack) > 0 {
@@ -166,7 +166,7 @@ func evidenceExplains(r Reason) bool {
 // prediction has and its gold lacks). Structural failures, missing and
 // unexpected turns are never inferred cascades. The root is that of the
 // earliest matching earlier turn.
-func evidenceRoot(prev []judged, prevWrong []map[string]bool, cur judged) (int, bool) {
+func evidenceRoot(prev []decided, prevWrong []map[string]bool, cur decided) (int, bool) {
 	for _, r := range cur.v.FailedChecks {
 		if !evidenceExplains(r) {
 			return 0, false
@@ -190,7 +190,7 @@ func evidenceRoot(prev []judged, prevWrong []map[string]bool, cur judged) (int, 
 
 // firstCarrier is the index of the earliest failed turn before turnNo whose
 // wrong tokens meet toks, or -1.
-func firstCarrier(prev []judged, prevWrong []map[string]bool, turnNo int, toks map[string]bool) int {
+func firstCarrier(prev []decided, prevWrong []map[string]bool, turnNo int, toks map[string]bool) int {
 	for k, u := range prev {
 		if u.v.Pass || u.v.TurnNo >= turnNo {
 			continue

@@ -21,7 +21,7 @@ func BenchmarkLexicalSimilarity(b *testing.B) {
 	}
 }
 
-// BenchmarkOrderInvariantBlock judges a reversed 50-turn block (Hungarian
+// BenchmarkOrderInvariantBlock decides a reversed 50-turn block (Hungarian
 // on a 50×50 matrix, 2,500 candidate pairings).
 func BenchmarkOrderInvariantBlock(b *testing.B) {
 	var turns []string
@@ -31,7 +31,7 @@ func BenchmarkOrderInvariantBlock(b *testing.B) {
 	d := blockDialog(b, turns...)
 	sims := lexicalSims(Default().Requests(d))
 	for b.Loop() {
-		if _, err := Default().Judge(d, sims, "lexical"); err != nil {
+		if _, err := Default().Decide(d, sims, "lexical"); err != nil {
 			b.Fatal(err)
 		}
 	}

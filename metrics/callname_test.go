@@ -44,13 +44,13 @@ func TestCallNames(t *testing.T) {
 	}
 }
 
-// TestCallNamesJudgedAlike: a call written the old way (action alone) is
-// judged exactly as the same call under the rule.
-func TestCallNamesJudgedAlike(t *testing.T) {
+// TestCallNamesDecidedAlike: a call written the old way (action alone) is
+// decided exactly as the same call under the rule.
+func TestCallNamesDecidedAlike(t *testing.T) {
 	args := map[string]any{"city": "Paris"}
 	old := Call{Action: "get_weather", Args: args}
 	for _, set := range []*tooldef.Set{nil, mustTools(t, testTools)} {
-		v, err := judgeAction(t, set, old, &Call{ToolID: "get_weather", Action: CallAction, Args: args}, false)
+		v, err := decideAction(t, set, old, &Call{ToolID: "get_weather", Action: CallAction, Args: args}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ func isAbbreviation(w string) bool {
 	return false
 }
 
-// SplitClauses splits a reply into the clauses completeness is judged on.
+// SplitClauses splits a reply into the clauses completeness is checked on.
 //
 // A clause ends at a newline, at a semicolon, or at '.', '!', '?' or '…'
 // (optionally followed by closing quotes or brackets) when whitespace or the

@@ -83,7 +83,7 @@ func paramOf(tool *tooldef.Tool, path, k string) param {
 
 // comparer walks gold and predicted values, recording a FieldScore per leaf.
 type comparer struct {
-	j      *judger
+	j      *decider
 	scores []FieldScore
 	diffs  []valueDiff
 	// badType holds the paths of predicted values of a type their schema

@@ -111,11 +111,11 @@ func TestNumericToleranceConfig(t *testing.T) {
 	}
 }
 
-// testComparer is a comparer judging with thresholds th and similarities sim.
+// testComparer is a comparer deciding with thresholds th and similarities sim.
 func testComparer(th Thresholds, sim simFunc) *comparer {
 	cfg := DefaultConfig()
 	cfg.Thresholds = th
-	return &comparer{j: &judger{cfg: &cfg, kinds: values.Comparer{Tolerance: cfg.NumericTolerance}, sim: sim}}
+	return &comparer{j: &decider{cfg: &cfg, kinds: values.Comparer{Tolerance: cfg.NumericTolerance}, sim: sim}}
 }
 
 func TestValidateGoldArgs(t *testing.T) {

@@ -98,7 +98,7 @@ func TestCompletenessByInformativeness(t *testing.T) {
 			}
 			m := mustNew(t, cfg).WithVocabulary(signOffVocabulary())
 			reqs := m.Requests(d)
-			r, err := m.Judge(d, repliesAt(0.9, scores, reqs), "table")
+			r, err := m.Decide(d, repliesAt(0.9, scores, reqs), "table")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func TestCoverageIsTheCoveredShareOfWeight(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Thresholds.SubMetrics = map[string]float64{SubCompleteResponse: tc.cov}
 		m := mustNew(t, cfg).WithVocabulary(vocab)
-		r, err := m.Judge(d, repliesAt(0.9, scores, m.Requests(d)), "table")
+		r, err := m.Decide(d, repliesAt(0.9, scores, m.Requests(d)), "table")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestEvaluateLearnsItsVocabulary(t *testing.T) {
 			t.Errorf("%s: pass %v, clauses %+v", r.DialogID, v.Pass, v.Clauses)
 		}
 	}
-	// The same dialog judged alone, with nothing learned, requires the sign-off.
+	// The same dialog decided alone, with nothing learned, requires the sign-off.
 	rs, err = Default().WithVocabulary(features.NewVocabulary()).Evaluate(t.Context(), Lexical{}, ds[:1])
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +229,7 @@ func TestAnotherNameIsNotCovered(t *testing.T) {
 	} {
 		d := oneTurn(t, fmt.Sprintf(`{"turn_no":1,"turn":"Agent","gold_turn":{"response":%q},"predict_turn":{"response":%q}}`, gold, tc.pred))
 		m := mustNew(t, DefaultConfig()).WithVocabulary(signOffVocabulary())
-		r, err := m.Judge(d, repliesAt(0.9, pairScores{{gold, tc.pred}: 0.93}, m.Requests(d)), "table")
+		r, err := m.Decide(d, repliesAt(0.9, pairScores{{gold, tc.pred}: 0.93}, m.Requests(d)), "table")
 		if err != nil {
 			t.Fatal(err)
 		}

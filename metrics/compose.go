@@ -13,7 +13,7 @@ const passEpsilon = 1e-9
 
 // compose turns verdicts into the dialog result; ctx are the verdicts of
 // read-only calls kept as context, listed among the turns, never counted.
-func compose(d Dialog, cfg Config, js []judged, ctx []Verdict) DialogResult {
+func compose(d Dialog, cfg Config, js []decided, ctx []Verdict) DialogResult {
 	res := DialogResult{DialogID: d.ID, TurnCount: len(js), ContextTurns: len(ctx), Turns: make([]Verdict, 0, len(js)+len(ctx))}
 	failed := 0
 	for _, j := range js {
@@ -63,7 +63,7 @@ func compose(d Dialog, cfg Config, js []judged, ctx []Verdict) DialogResult {
 
 // rate is the share of verdicts passing a sub-metric among those where it
 // applies; 1 when it applies to none.
-func rate(js []judged, get func(Verdict) Outcome) float64 {
+func rate(js []decided, get func(Verdict) Outcome) float64 {
 	pass, applies := 0, 0
 	for _, j := range js {
 		switch get(j.v) {
@@ -84,7 +84,7 @@ func rate(js []judged, get func(Verdict) Outcome) float64 {
 // turns over the sum of all weights (nil weight = 1; all-zero weights give
 // the unweighted rate). Gating: the unweighted rate, capped at GateCap
 // when a critical turn fails.
-func score(c Composition, js []judged, successRate float64) float64 {
+func score(c Composition, js []decided, successRate float64) float64 {
 	switch c.Rule {
 	case RuleWeighted:
 		return weightedShare(js, successRate)
@@ -102,8 +102,8 @@ func score(c Composition, js []judged, successRate float64) float64 {
 // divided by the largest first, so the sums stay at most the number of
 // turns and cannot overflow, whatever finite weights the input holds (two
 // turns weighted 1e308, one passing, give 0.5).
-func weightedShare(js []judged, successRate float64) float64 {
-	weight := func(j judged) float64 {
+func weightedShare(js []decided, successRate float64) float64 {
+	weight := func(j decided) float64 {
 		if j.row.Weight != nil {
 			return *j.row.Weight
 		}
@@ -140,7 +140,7 @@ func minRatesMet(c Composition, r DialogResult) bool {
 // reason writes the human-readable summary naming the failing turns, e.g.
 // "4 of 5 turns failed: turn 2 inconsistent_parameter_values (root cause);
 // turns 3-5 prior_action_failed from turn 2".
-func reason(js []judged, r DialogResult) string {
+func reason(js []decided, r DialogResult) string {
 	switch {
 	case r.TurnCount == 0 && r.ContextTurns > 0:
 		return fmt.Sprintf("no state-changing call expected or made; %d read-only call(s) kept as context", r.ContextTurns)

@@ -52,7 +52,7 @@ type Composition struct {
 }
 
 // Config holds every setting of the metric. Build it with DefaultConfig and
-// override fields; Judge and Evaluate call Validate.
+// override fields; Decide and Evaluate call Validate.
 type Config struct {
 	Thresholds Thresholds
 	// NumericTolerance is the relative tolerance for numbers: a and b match

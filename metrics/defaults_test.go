@@ -45,7 +45,7 @@ func TestDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := judgeAction(t, tools, tt.gold, &tt.pred, false)
+			v, err := decideAction(t, tools, tt.gold, &tt.pred, false)
 			if err != nil {
 				t.Fatal(err)
 			}

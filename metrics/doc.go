@@ -1,13 +1,13 @@
-// Package metrics implements the Agent Evaluation Metric (AEM): it judges
+// Package metrics implements the Agent Evaluation Metric (AEM): it decides
 // each turn of a multi-turn agent conversation against its gold turn, names
 // why a turn failed, separates root causes from cascades and composes one
 // score per dialog. It is pure: no I/O, no Parquet, no ONNX. Batch reads
-// turns, metrics judges them with a Scorer (implemented by embed, or
+// turns, metrics decides their verdicts with a Scorer (implemented by embed, or
 // Lexical), batch writes the verdicts.
 //
 // # One Metric, two phases
 //
-// New(cfg) validates a Config once and returns the Metric that judges
+// New(cfg) validates a Config once and returns the Metric that decides
 // with it; batch builds one per run (the CLI builds it from the flags).
 // m.Requests(d) lists the semantic comparisons a dialog needs: each a
 // Comparison naming its kind (value, reply, clause), field path and
@@ -15,18 +15,18 @@
 // with a Similarity (score, and who decided: "embed", "lexical", ...).
 // m.Similarities asks the scorer for a whole batch of dialogs in one
 // Compare call (deduplicated; batch uses it per chunk, so an embedding
-// model gets full batches across dialogs), and m.Judge(d, sims, scorerID)
-// judges one dialog from the answers. m.Evaluate does both. Identical
+// model gets full batches across dialogs), and m.Decide(d, sims, scorerID)
+// decides one dialog from the answers. m.Evaluate does both. Identical
 // strings never reach the scorer. m.Plan(dialogs) does the same two steps
-// (Plan.Similarities, Plan.Judge) and keeps what does not depend on the
+// (Plan.Similarities, Plan.Decide) and keeps what does not depend on the
 // answers (each reply's clauses, their weights, the anchors and names a
 // prediction misses) from the first to the second instead of working it
-// out again; batch judges each chunk through one.
+// out again; batch decides each chunk through one.
 //
 // # Thresholds: one lookup, one comparison
 //
 // A semantic comparison passes when its score is >= its threshold. That
-// comparison is written once, in judger.decide (turn.go); the coverage share
+// comparison is written once, in decider.decide (turn.go); the coverage share
 // of a reply, a different quantity, is held to completeness.response where
 // it is computed. decide asks the
 // resolved lookup Config.Thresholds (type Thresholds, For) for the
@@ -43,12 +43,12 @@
 // four functions: cmd/aem's metricOptions.metric reads the flag (and
 // whether it was given) and the --thresholds file; thresholds.Lookup
 // resolves them into the Thresholds lookup; New validates it with the rest
-// of the Config, once per run; judger.decide compares with it. batch
+// of the Config, once per run; decider.decide compares with it. batch
 // carries the *Metric (batch.Options.Metric) without looking inside it.
 //
 // # Per-turn checks
 //
-// User turns are context and never scored. An action (Tool) turn is judged,
+// User turns are context and never scored. An action (Tool) turn is checked,
 // in this order, on structure (tool_id, then action: tool_mismatch,
 // action_mismatch), parseable arguments (unparseable_arguments),
 // completeness of parameter keys (missing_parameters, extra_parameters,
@@ -56,7 +56,7 @@
 // truthfulness of parameter values (invalid_parameter_type, then
 // inconsistent_parameter_values). Keys and values are compared even when
 // structure fails, so every failing check is on record. A response (Agent)
-// turn is judged on completeness (the prediction covers enough of the gold
+// turn is checked on completeness (the prediction covers enough of the gold
 // reply's task content, else incomplete_response: see Completeness below)
 // and truthfulness (whole-reply similarity >= the truthfulness.response
 // threshold, else inconsistent_response). A gold turn
@@ -75,7 +75,7 @@
 // or missing key), while every other rule still is; where the gold breaks
 // the type, the gold's type is the field's (a prediction of the declared
 // type fails invalid_parameter_type there, as BFCL's checker reads its own
-// answers; integers and other numbers alike). Action turns are judged with the schema, in this order of checks: a predicted tool the definitions do not offer is
+// answers; integers and other numbers alike). Action turns are checked with the schema, in this order of checks: a predicted tool the definitions do not offer is
 // tool_mismatch (a FieldScore with method "not_offered" names it), and two
 // names that find the same definition match ("." and "_" alike, tool.action
 // or action alone); predicted arguments that are not a JSON object
@@ -108,7 +108,7 @@
 // and never scored, counted or attributed (DialogResult.ContextTurns). A
 // dialog with no scored turn but such context passes: no state-changing
 // call was expected or made. A row pairing a read-only call with a
-// state-changing one is judged as any row (package align never makes one).
+// state-changing one is checked as any row (package align never makes one).
 //
 // # Values
 //
@@ -199,7 +199,7 @@
 // An object holding "$any" or "$optional" is a spec. $any must be a
 // non-empty array of plain values (objects inside may hold specs of their
 // own); $optional must be a boolean, needs $any, and has no meaning inside
-// an array; no other key may sit beside them. A malformed spec makes Judge
+// an array; no other key may sit beside them. A malformed spec makes Decide
 // return a *SpecError (errors.Is ErrBadSpec) naming dialog, turn and field.
 //
 // # Order-invariant blocks

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// ErrMissingSimilarity is returned (wrapped) by Judge when a comparison
+// ErrMissingSimilarity is returned (wrapped) by Decide when a comparison
 // that Requests named is absent from the similarities it was given.
 var ErrMissingSimilarity = errors.New("similarity missing for a requested comparison")
 
@@ -17,7 +17,7 @@ var ErrScorer = errors.New("scorer failed")
 // `$optional` spec in gold args.
 var ErrBadSpec = errors.New("malformed $any/$optional spec")
 
-// ErrBadDialog is returned (wrapped) by Judge for a dialog it cannot judge:
+// ErrBadDialog is returned (wrapped) by Decide for a dialog it cannot decide:
 // duplicate turn numbers, a turn with neither gold nor prediction, a bad
 // depends_on, an ambiguous order-invariant tag or a bad weight.
 var ErrBadDialog = errors.New("invalid dialog")

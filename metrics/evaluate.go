@@ -13,7 +13,7 @@ import (
 	"github.com/aem-dev/aem/metrics/values"
 )
 
-// Metric is a validated Config, ready to judge: New checks the Config
+// Metric is a validated Config, ready to decide verdicts: New checks the Config
 // once, and every method uses it as it was. It is read-only and safe for
 // concurrent use; build one per run and share it.
 type Metric struct {
@@ -22,7 +22,7 @@ type Metric struct {
 }
 
 // New validates cfg (see Config.Validate) and returns the Metric that
-// judges with it. The Metric keeps its own copy of cfg's maps.
+// decides with it. The Metric keeps its own copy of cfg's maps.
 func New(cfg Config) (*Metric, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("metric config: %w", err)
@@ -38,7 +38,7 @@ func New(cfg Config) (*Metric, error) {
 // Default is the Metric of DefaultConfig.
 func Default() *Metric { return &Metric{cfg: DefaultConfig()} }
 
-// WithVocabulary returns a Metric that judges like m but weighs the
+// WithVocabulary returns a Metric that decides like m but weighs the
 // clauses of gold replies with v: how many of the dataset's gold replies
 // use each word (see AddReplies). Completeness requires only the gold
 // clauses that carry task content (weight > 0: features.Vocabulary.Weight,
@@ -66,20 +66,20 @@ func AddReplies(v *features.Vocabulary, d Dialog) {
 	}
 }
 
-// Config returns the configuration the Metric judges with (a copy: its
+// Config returns the configuration the Metric decides with (a copy: its
 // maps are the Metric's own, not to be modified).
 func (m *Metric) Config() Config { return m.cfg }
 
 // Similarities holds the scorer's answer for each requested Comparison.
 type Similarities map[Comparison]Similarity
 
-// Requests lists every semantic comparison Judge will need an answer for,
+// Requests lists every semantic comparison Decide will need an answer for,
 // in a deterministic order without duplicates: parameter values that did
 // not match by the exact, typed or $any-literal paths, reply against reply,
 // each required gold clause (one that carries task content: see
 // WithVocabulary) not found verbatim against each predicted clause, and, inside
 // order-invariant blocks, every cross pairing. Identical strings are never
-// requested. A dialog that Judge would reject (see ErrBadSpec,
+// requested. A dialog that Decide would reject (see ErrBadSpec,
 // ErrBadDialog) yields nil.
 func (m *Metric) Requests(d Dialog) []Comparison { return m.requests(d, nil) }
 
@@ -96,7 +96,7 @@ func (m *Metric) requests(d Dialog, replies replyPlans) []Comparison {
 		return Similarity{}, nil
 	}
 	// The causes of failures (attribute) ask no comparison: not worked out here.
-	if _, _, _, err := m.judgeDialog(d, record, "", replies); err != nil {
+	if _, _, _, err := m.decideDialog(d, record, "", replies); err != nil {
 		return nil
 	}
 	return cs
@@ -104,27 +104,27 @@ func (m *Metric) requests(d Dialog, replies replyPlans) []Comparison {
 
 // Similarities asks s, in ONE Compare call, every comparison the dialogs
 // need (their Requests, deduplicated across dialogs) and returns the
-// answers, for Judge. An error of s, or an answer missing or NaN, is
+// answers, for Decide. An error of s, or an answer missing or NaN, is
 // returned wrapped with ErrScorer. Plan does the same and keeps what
-// judging the dialogs needs besides the answers.
+// deciding the dialogs needs besides the answers.
 func (m *Metric) Similarities(ctx context.Context, s Scorer, dialogs []Dialog) (Similarities, error) {
 	return m.Plan(dialogs).Similarities(ctx, s)
 }
 
-// Plan is the judging of a group of dialogs in two steps that share their
+// Plan is the deciding of a group of dialogs in two steps that share their
 // work: Similarities lists every comparison the dialogs need and asks a
-// Scorer in one call, Judge judges a dialog with the answers. What does
+// Scorer in one call, Decide decides a dialog with the answers. What does
 // not depend on the answers (how replies split into clauses, the clauses'
 // weights, the anchors and names a prediction misses) is worked out in the
 // first step and reused in the second, where Metric.Similarities then
-// Metric.Judge work it out twice. A Plan is not safe for concurrent use.
+// Metric.Decide work it out twice. A Plan is not safe for concurrent use.
 type Plan struct {
 	m       *Metric
 	dialogs []Dialog
 	replies []replyPlans // per dialog
 }
 
-// Plan starts the judging of dialogs (see Plan).
+// Plan starts the deciding of dialogs (see Plan).
 func (m *Metric) Plan(dialogs []Dialog) *Plan {
 	p := &Plan{m: m, dialogs: dialogs, replies: make([]replyPlans, len(dialogs))}
 	for i := range p.replies {
@@ -135,7 +135,7 @@ func (m *Metric) Plan(dialogs []Dialog) *Plan {
 
 // Similarities asks s, in ONE Compare call, every comparison the Plan's
 // dialogs need (their Requests, deduplicated across dialogs) and returns
-// the answers, for Judge. An error of s, or an answer missing or NaN, is
+// the answers, for Decide. An error of s, or an answer missing or NaN, is
 // returned wrapped with ErrScorer.
 func (p *Plan) Similarities(ctx context.Context, s Scorer) (Similarities, error) {
 	sims := Similarities{}
@@ -167,23 +167,23 @@ func (p *Plan) Similarities(ctx context.Context, s Scorer) (Similarities, error)
 	return sims, nil
 }
 
-// Judge judges the Plan's dialog i with sims (from Similarities, or any
-// that hold the comparisons it needs) as Metric.Judge does.
-func (p *Plan) Judge(i int, sims Similarities, scorerID string) (DialogResult, error) {
-	return p.m.judge(p.dialogs[i], sims, scorerID, p.replies[i])
+// Decide decides the Plan's dialog i with sims (from Similarities, or any
+// that hold the comparisons it needs) as Metric.Decide does.
+func (p *Plan) Decide(i int, sims Similarities, scorerID string) (DialogResult, error) {
+	return p.m.decide(p.dialogs[i], sims, scorerID, p.replies[i])
 }
 
-// Judge judges one dialog with similarities computed beforehand (see
+// Decide decides one dialog with similarities computed beforehand (see
 // Requests, Similarities) and composes its result. It returns an error for
 // a malformed spec (*SpecError), an invalid dialog (ErrBadDialog), or a
 // needed comparison missing from sims (ErrMissingSimilarity). scorerID is
 // recorded in every verdict.
-func (m *Metric) Judge(d Dialog, sims Similarities, scorerID string) (DialogResult, error) {
-	return m.judge(d, sims, scorerID, nil)
+func (m *Metric) Decide(d Dialog, sims Similarities, scorerID string) (DialogResult, error) {
+	return m.decide(d, sims, scorerID, nil)
 }
 
-// judge is Judge with the dialog's reply plans kept in replies (nil: none).
-func (m *Metric) judge(d Dialog, sims Similarities, scorerID string, replies replyPlans) (DialogResult, error) {
+// decide is Decide with the dialog's reply plans kept in replies (nil: none).
+func (m *Metric) decide(d Dialog, sims Similarities, scorerID string, replies replyPlans) (DialogResult, error) {
 	lookup := func(c Comparison) (Similarity, error) {
 		s, ok := sims[c]
 		if !ok {
@@ -191,7 +191,7 @@ func (m *Metric) judge(d Dialog, sims Similarities, scorerID string, replies rep
 		}
 		return s, nil
 	}
-	js, ctx, rows, err := m.judgeDialog(d, lookup, scorerID, replies)
+	js, ctx, rows, err := m.decideDialog(d, lookup, scorerID, replies)
 	if err != nil {
 		return DialogResult{}, err
 	}
@@ -200,7 +200,7 @@ func (m *Metric) judge(d Dialog, sims Similarities, scorerID string, replies rep
 }
 
 // Evaluate is New(cfg) then Metric.Evaluate: a one-off evaluation. Code
-// that judges many batches builds the Metric once.
+// that decides many batches builds the Metric once.
 func Evaluate(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) ([]DialogResult, error) {
 	m, err := New(cfg)
 	if err != nil {
@@ -209,8 +209,8 @@ func Evaluate(ctx context.Context, s Scorer, cfg Config, dialogs []Dialog) ([]Di
 	return m.Evaluate(ctx, s, dialogs)
 }
 
-// Evaluate judges dialogs with s: Similarities (one Compare call for all
-// of them), then Judge for each. Results are in input order. Without a
+// Evaluate decides dialogs with s: Similarities (one Compare call for all
+// of them), then Decide for each. Results are in input order. Without a
 // vocabulary (WithVocabulary), the gold replies of dialogs are its
 // vocabulary.
 func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]DialogResult, error) {
@@ -231,7 +231,7 @@ func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]Di
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, err := p.Judge(i, sims, s.ID())
+		r, err := p.Decide(i, sims, s.ID())
 		if err != nil {
 			return nil, err
 		}
@@ -240,16 +240,16 @@ func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]Di
 	return out, nil
 }
 
-// judgeDialog judges every scored turn; verdicts are ordered by (TurnNo,
+// decideDialog decides every scored turn; verdicts are ordered by (TurnNo,
 // PredictTurnNo). It also returns the verdicts of the read-only calls kept
 // as context (contextRow), and the dialog's rows without them for
 // attribute, which finds the failures' causes.
-func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string, replies replyPlans) ([]judged, []Verdict, []Turn, error) {
+func (m *Metric) decideDialog(d Dialog, sim simFunc, scorerID string, replies replyPlans) ([]decided, []Verdict, []Turn, error) {
 	rows, err := prepare(d)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	j := &judger{cfg: &m.cfg, kinds: values.Comparer{Tolerance: m.cfg.NumericTolerance}, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows), replies: replies}
+	j := &decider{cfg: &m.cfg, kinds: values.Comparer{Tolerance: m.cfg.NumericTolerance}, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows), replies: replies}
 	var ctx []Verdict
 	scored := rows[:0:0]
 	for i := range rows {
@@ -263,7 +263,7 @@ func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string, replies rep
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var out []judged
+	var out []decided
 	for _, r := range singles {
 		js, err := j.row(r)
 		if err != nil {
@@ -278,13 +278,13 @@ func (m *Metric) judgeDialog(d Dialog, sim simFunc, scorerID string, replies rep
 		}
 		out = append(out, js...)
 	}
-	slices.SortStableFunc(out, func(a, b judged) int {
+	slices.SortStableFunc(out, func(a, b decided) int {
 		return cmp.Or(cmp.Compare(a.v.TurnNo, b.v.TurnNo), cmp.Compare(a.v.PredictTurnNo, b.v.PredictTurnNo))
 	})
 	return out, ctx, scored, nil
 }
 
-// groupRows splits the scored rows into those judged on their own and the
+// groupRows splits the scored rows into those decided on their own and the
 // order-invariant blocks (in order of first appearance). User rows are left out.
 func groupRows(d Dialog, rows []Turn) (singles []*Turn, blocks [][]*Turn, err error) {
 	index := map[string]int{}
@@ -315,21 +315,21 @@ func groupRows(d Dialog, rows []Turn) (singles []*Turn, blocks [][]*Turn, err er
 	return singles, blocks, nil
 }
 
-// row judges a turn outside any order-invariant block.
-func (j *judger) row(r *Turn) ([]judged, error) {
+// row decides a turn outside any order-invariant block.
+func (j *decider) row(r *Turn) ([]decided, error) {
 	switch {
 	case r.HasGold && r.HasPredict:
 		v, err := j.pair(r, r)
-		return []judged{v}, err
+		return []decided{v}, err
 	case r.HasGold:
-		return []judged{j.missing(r)}, nil
+		return []decided{j.missing(r)}, nil
 	default:
-		return []judged{j.unexpected(r)}, nil
+		return []decided{j.unexpected(r)}, nil
 	}
 }
 
 // prepare copies the dialog's turns sorted by TurnNo and rejects what
-// cannot be judged.
+// cannot be decided.
 func prepare(d Dialog) ([]Turn, error) {
 	rows := slices.Clone(d.Turns)
 	slices.SortStableFunc(rows, func(a, b Turn) int { return cmp.Compare(a.TurnNo, b.TurnNo) })

@@ -11,7 +11,7 @@ import (
 	"github.com/aem-dev/aem/metrics/features"
 )
 
-func TestJudgeErrors(t *testing.T) {
+func TestDecideErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		turns  []string
@@ -36,7 +36,7 @@ func TestJudgeErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := dialogJSON(t, `{"dialog_id":"e","turns":[`+strings.Join(tc.turns, ",")+`]}`)
-			_, err := Default().Judge(d, Similarities{}, "s")
+			_, err := Default().Decide(d, Similarities{}, "s")
 			if !errors.Is(err, tc.target) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %v containing %q", err, tc.target, tc.want)
 			}
@@ -44,7 +44,7 @@ func TestJudgeErrors(t *testing.T) {
 				t.Errorf("Evaluate: %v", err)
 			}
 			if p := Default().Requests(d); p != nil {
-				t.Errorf("Requests = %v for a dialog Judge rejects", p)
+				t.Errorf("Requests = %v for a dialog Decide rejects", p)
 			}
 		})
 	}
@@ -52,14 +52,14 @@ func TestJudgeErrors(t *testing.T) {
 
 func TestUnknownRole(t *testing.T) {
 	d := Dialog{ID: "r", Turns: []Turn{{TurnNo: 1, Role: "Robot", HasGold: true}}}
-	if _, err := Default().Judge(d, nil, "s"); !errors.Is(err, ErrBadDialog) || !strings.Contains(err.Error(), `unknown role "Robot"`) {
+	if _, err := Default().Decide(d, nil, "s"); !errors.Is(err, ErrBadDialog) || !strings.Contains(err.Error(), `unknown role "Robot"`) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestMissingSimilarity(t *testing.T) {
 	d := dialogJSON(t, `{"dialog_id":"m","turns":[`+salesTurn(7, "a", "revenue", "profit", "")+`]}`)
-	_, err := Default().Judge(d, Similarities{{Kind: CompareValue, Field: "a.run.p", Gold: "other", Predicted: "pair"}: {Score: 1}}, "s")
+	_, err := Default().Decide(d, Similarities{{Kind: CompareValue, Field: "a.run.p", Gold: "other", Predicted: "pair"}: {Score: 1}}, "s")
 	if !errors.Is(err, ErrMissingSimilarity) || !strings.Contains(err.Error(), `dialog "m" turn 7: field a.run.p: gold "revenue" vs predicted "profit"`) {
 		t.Fatalf("got %v", err)
 	}
@@ -93,14 +93,14 @@ func TestRequests(t *testing.T) {
 	if again := Default().Requests(d); !reflect.DeepEqual(again, got) {
 		t.Error("Requests is not deterministic")
 	}
-	// Judge with exactly these similarities succeeds and matches Evaluate.
+	// Decide with exactly these similarities succeeds and matches Evaluate.
 	sims := lexicalSims(got)
-	viaJudge, err := Default().Judge(d, sims, "lexical")
+	viaDecide, err := Default().Decide(d, sims, "lexical")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if viaEval := evalAll(t, DefaultConfig(), d)[0]; !reflect.DeepEqual(viaJudge, viaEval) {
-		t.Errorf("Judge and Evaluate disagree:\n%+v\n%+v", viaJudge, viaEval)
+	if viaEval := evalAll(t, DefaultConfig(), d)[0]; !reflect.DeepEqual(viaDecide, viaEval) {
+		t.Errorf("Decide and Evaluate disagree:\n%+v\n%+v", viaDecide, viaEval)
 	}
 }
 
@@ -188,17 +188,17 @@ func TestVerdictBookkeeping(t *testing.T) {
 		}
 	}
 	if d.Turns[0].TurnNo != 2 {
-		t.Error("Judge reordered the caller's turns")
+		t.Error("Decide reordered the caller's turns")
 	}
 }
 
-// TestPlanJudgesAsJudge: a Plan keeps each reply's clauses, weights and
-// missing anchors and names from Similarities to Judge; judging a dialog
-// through it gives what Metric.Judge gives, with every set of answers in
-// turn (one plan judged three times, as batch judges a composite's first
-// scorer alone after the composite), and nothing of one judgment leaks
+// TestPlanDecidesAsDecide: a Plan keeps each reply's clauses, weights and
+// missing anchors and names from Similarities to Decide; deciding a dialog
+// through it gives what Metric.Decide gives, with every set of answers in
+// turn (one plan used three times, as batch decides a composite's first
+// scorer alone after the composite), and nothing of one decision leaks
 // into the next.
-func TestPlanJudgesAsJudge(t *testing.T) {
+func TestPlanDecidesAsDecide(t *testing.T) {
 	ds := append(loadJSONL(t, "../datasets/example/golden.jsonl"), loadJSONL(t, "testdata/sales_report.jsonl")...)
 	v := features.NewVocabulary()
 	for _, d := range ds {
@@ -229,18 +229,18 @@ func TestPlanJudgesAsJudge(t *testing.T) {
 	} {
 		name, sims := tt.name, tt.sims
 		for i, d := range ds {
-			got, err := p.Judge(i, sims, "s")
+			got, err := p.Decide(i, sims, "s")
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := m.Judge(d, sims, "s")
+			want, err := m.Decide(d, sims, "s")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s, dialog %s: Plan.Judge\n%+v\nMetric.Judge\n%+v", name, d.ID, got, want)
+				t.Errorf("%s, dialog %s: Plan.Decide\n%+v\nMetric.Decide\n%+v", name, d.ID, got, want)
 			}
-			// A result shares nothing the next judgment reads: scribble on it.
+			// A result shares nothing the next decision reads: scribble on it.
 			for _, tv := range got.Turns {
 				clauses += len(tv.Clauses)
 				for k := range tv.Clauses {
@@ -250,6 +250,6 @@ func TestPlanJudgesAsJudge(t *testing.T) {
 		}
 	}
 	if s.calls != 1 || clauses == 0 {
-		t.Errorf("%d Compare calls (want 1), %d clauses judged (want some)", s.calls, clauses)
+		t.Errorf("%d Compare calls (want 1), %d clauses checked (want some)", s.calls, clauses)
 	}
 }

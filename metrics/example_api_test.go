@@ -7,7 +7,7 @@ import (
 	"github.com/aem-dev/aem/metrics"
 )
 
-// Evaluate judges dialogs with a scorer; here the model-free Lexical one.
+// Evaluate decides dialogs with a scorer; here the model-free Lexical one.
 func ExampleMetric_Evaluate() {
 	call := func(metric string) metrics.Call {
 		return metrics.Call{ToolID: "sales_db", Action: "aggregate", Args: map[string]any{"metric": metric}}
@@ -37,9 +37,9 @@ func ExampleMetric_Evaluate() {
 	// 2 of 2 turns failed: turn 1 inconsistent_parameter_values (root cause); turn 2 prior_action_failed from turn 1
 }
 
-// Requests and Judge split evaluation so that similarities can be computed
+// Requests and Decide split evaluation so that similarities can be computed
 // in large batches across dialogs.
-func ExampleMetric_Judge() {
+func ExampleMetric_Decide() {
 	d := metrics.Dialog{ID: "two-phase", Turns: []metrics.Turn{{
 		TurnNo: 1, Role: metrics.RoleTool, HasGold: true, HasPredict: true,
 		Gold:    metrics.Call{ToolID: "weather", Action: "forecast", Args: map[string]any{"city": "New York City"}},
@@ -51,7 +51,7 @@ func ExampleMetric_Judge() {
 	for _, c := range cs {
 		sims[c] = metrics.Similarity{Score: 0.93, By: metrics.ByEmbed} // from the embedding scorer, in practice
 	}
-	r, err := m.Judge(d, sims, "embed:demo")
+	r, err := m.Decide(d, sims, "embed:demo")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -10,8 +10,8 @@ import (
 	"github.com/aem-dev/aem/metrics/features"
 )
 
-// FuzzCompareValues judges a Tool turn built from two arbitrary JSON
-// objects: Requests must cover everything Judge needs, verdicts must be
+// FuzzCompareValues decides a Tool turn built from two arbitrary JSON
+// objects: Requests must cover everything Decide needs, verdicts must be
 // self-consistent, and a spec-free value must always match itself.
 func FuzzCompareValues(f *testing.F) {
 	for _, seed := range [][2]string{
@@ -41,9 +41,9 @@ func FuzzCompareValues(f *testing.F) {
 			}
 		}
 		sims := lexicalSims(cs)
-		r, err := Default().Judge(d, sims, "lexical")
+		r, err := Default().Decide(d, sims, "lexical")
 		if specErr := ValidateGoldArgs(gold); (err != nil) != (specErr != nil) {
-			t.Fatalf("Judge error %v, spec error %v", err, specErr)
+			t.Fatalf("Decide error %v, spec error %v", err, specErr)
 		}
 		if err != nil {
 			return
@@ -65,7 +65,7 @@ func FuzzCompareValues(f *testing.F) {
 		if len(Default().Requests(self)) != 0 {
 			t.Fatal("a value compared with itself needs the scorer")
 		}
-		if rs, err := Default().Judge(self, nil, "x"); err != nil || !rs.Turns[0].Pass {
+		if rs, err := Default().Decide(self, nil, "x"); err != nil || !rs.Turns[0].Pass {
 			t.Fatalf("a value does not match itself: %v %+v", err, rs.Turns)
 		}
 	})
@@ -111,11 +111,11 @@ func FuzzSplitClauses(f *testing.F) {
 	})
 }
 
-// FuzzCoverage judges a reply against its gold reply after a user turn:
+// FuzzCoverage decides a reply against its gold reply after a user turn:
 // the coverage is a share in [0, 1] computed from the clauses' weights, a
 // clause is covered only when required and with no anchor missing, a
 // clause that is not required is never compared, an identical reply is
-// complete, and judging twice gives the same verdict.
+// complete, and deciding twice gives the same verdict.
 func FuzzCoverage(f *testing.F) {
 	for _, s := range [][3]string{
 		{"Where is order A-1043?", "Here is what I found. Your order A-1043 shipped on May 2. Anything else?", "Order A-1043 went out on May 3."},
@@ -135,31 +135,31 @@ func FuzzCoverage(f *testing.F) {
 			{TurnNo: 2, Role: RoleAgent, HasGold: true, HasPredict: true, GoldResponse: gold, PredictResponse: pred},
 		}}
 		m := Default().WithVocabulary(vocab)
-		judge := func() Verdict {
+		decide := func() Verdict {
 			sims, err := m.Similarities(t.Context(), Lexical{}, []Dialog{d})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := m.Judge(d, sims, "lexical")
+			r, err := m.Decide(d, sims, "lexical")
 			if err != nil {
 				t.Fatal(err)
 			}
 			return r.Turns[0]
 		}
-		v := judge()
+		v := decide()
 		// A Plan, which keeps the reply's clauses between its two steps,
-		// judges the same.
+		// decides the same.
 		p := m.Plan([]Dialog{d})
 		psims, err := p.Similarities(t.Context(), Lexical{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr, err := p.Judge(0, psims, "lexical")
+		pr, err := p.Decide(0, psims, "lexical")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(pr.Turns[0], v) {
-			t.Fatalf("Plan.Judge %+v\nMetric.Judge %+v", pr.Turns[0], v)
+			t.Fatalf("Plan.Decide %+v\nMetric.Decide %+v", pr.Turns[0], v)
 		}
 		cov := v.FieldScores[1]
 		if cov.Field != "response.coverage" || math.IsNaN(cov.Score) || cov.Score < 0 || cov.Score > 1 || cov.Pass != (v.Completeness == OutcomePass) {
@@ -189,7 +189,7 @@ func FuzzCoverage(f *testing.F) {
 		if gold == pred && v.Completeness != OutcomePass {
 			t.Fatalf("an identical reply is incomplete: %+v", v.Clauses)
 		}
-		if again := judge(); !reflect.DeepEqual(again, v) {
+		if again := decide(); !reflect.DeepEqual(again, v) {
 			t.Fatalf("not deterministic:\n%+v\n%+v", v, again)
 		}
 	})

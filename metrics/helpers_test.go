@@ -126,7 +126,7 @@ func mustNew(t testing.TB, cfg Config) *Metric {
 	return m
 }
 
-// evalAll judges dialogs with the Lexical scorer.
+// evalAll decides dialogs with the Lexical scorer.
 func evalAll(t testing.TB, cfg Config, ds ...Dialog) []DialogResult {
 	t.Helper()
 	res, err := mustNew(t, cfg).Evaluate(t.Context(), Lexical{}, ds)

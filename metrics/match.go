@@ -28,12 +28,12 @@ func blockGroup(d Dialog, t *Turn) (string, error) {
 	return group, nil
 }
 
-// matchBlock judges an order-invariant block. It builds the verdict of
+// matchBlock decides an order-invariant block. It builds the verdict of
 // every compatible (gold, predicted) pairing, then picks the assignment that
 // maximises, in order: passing turns, total match quality, matched pairs,
 // then pairs kept in identity order. Unassigned gold turns are
 // missing_turn; unassigned predictions are unexpected_turn.
-func (j *judger) matchBlock(rows []*Turn) ([]judged, error) {
+func (j *decider) matchBlock(rows []*Turn) ([]decided, error) {
 	var gold, pred []*Turn
 	for _, r := range rows {
 		if r.HasGold {
@@ -44,9 +44,9 @@ func (j *judger) matchBlock(rows []*Turn) ([]judged, error) {
 		}
 	}
 	n := max(len(gold), len(pred))
-	cand := make([][]*judged, n)
+	cand := make([][]*decided, n)
 	for a := range n {
-		cand[a] = make([]*judged, n)
+		cand[a] = make([]*decided, n)
 		for b := 0; a < len(gold) && b < len(pred); b++ {
 			if gold[a].Role != pred[b].Role {
 				continue
@@ -59,7 +59,7 @@ func (j *judger) matchBlock(rows []*Turn) ([]judged, error) {
 		}
 	}
 	asg := maxWeightAssignment(blockWeights(cand, gold, pred))
-	var out []judged
+	var out []decided
 	for a, b := range asg {
 		switch {
 		case cand[a][b] != nil:
@@ -79,7 +79,7 @@ func (j *judger) matchBlock(rows []*Turn) ([]judged, error) {
 // blockWeights encodes the lexicographic objective as integers so the
 // tiers can never trade off: one more passing turn outweighs any quality
 // sum, one quality unit outweighs any number of identity bonuses.
-func blockWeights(cand [][]*judged, gold, pred []*Turn) [][]int64 {
+func blockWeights(cand [][]*decided, gold, pred []*Turn) [][]int64 {
 	n := int64(len(cand))
 	q := qualityScale(n)
 	qualityUnit := n + 1

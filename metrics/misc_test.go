@@ -40,7 +40,7 @@ func TestMissingClauseSimilarity(t *testing.T) {
 	long := strings.Repeat("word ", 40) + "end."
 	d := oneTurn(t, `{"turn_no":3,"turn":"Agent","gold_turn":{"response":"Alpha. Beta."},"predict_turn":{"response":"`+long+`"}}`)
 	sims := pairScores{{"Alpha. Beta.", long}: 0.2}.similarities([]Comparison{{Kind: CompareReply, Field: "response", Gold: "Alpha. Beta.", Predicted: long}})
-	_, err := Default().Judge(d, sims, "s")
+	_, err := Default().Decide(d, sims, "s")
 	if !errors.Is(err, ErrMissingSimilarity) || !strings.Contains(err.Error(), "turn 3: response.clause[0]") || !strings.Contains(err.Error(), "...") {
 		t.Fatalf("got %v", err)
 	}

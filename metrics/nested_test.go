@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestNestedTypes: a predicted value's type and shape are judged three
+// TestNestedTypes: a predicted value's type and shape are checked three
 // levels down (arrays of arrays, arrays of objects holding arrays of
 // objects, maps of arrays), before its meaning, with the failing path in
 // the verdict; values of the right type are then compared with gold.
@@ -56,7 +56,7 @@ func TestNestedTypes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pred := call(t, "restock", tt.pred)
-			v, err := judgeAction(t, tools, call(t, "restock", gold), &pred, false)
+			v, err := decideAction(t, tools, call(t, "restock", gold), &pred, false)
 			if err != nil {
 				t.Fatal(err)
 			}

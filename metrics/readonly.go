@@ -42,8 +42,8 @@ func validateReadOnlyTools(names []string) error {
 // contextRow reports whether r is a read-only call kept as context: a Tool
 // row one of whose sides is a read-only call and whose other side is
 // absent or gold's "no call". A row that pairs a read-only call with a
-// state-changing one is judged as any row.
-func (j *judger) contextRow(r *Turn) bool {
+// state-changing one is decided as any row.
+func (j *decider) contextRow(r *Turn) bool {
 	if r.Role != RoleTool {
 		return false
 	}
@@ -53,11 +53,11 @@ func (j *judger) contextRow(r *Turn) bool {
 	return (goldRO || predRO) && (!goldCall || goldRO) && (!r.HasPredict || predRO)
 }
 
-func (j *judger) readOnly(c Call) bool { return ReadOnlyCall(j.tools, j.cfg.ReadOnlyTools, c) }
+func (j *decider) readOnly(c Call) bool { return ReadOnlyCall(j.tools, j.cfg.ReadOnlyTools, c) }
 
 // context is the verdict of a context row: not scored (kind context, every
 // sub-metric n/a, no failure), its alignment kept (PredictTurnNo).
-func (j *judger) context(r *Turn) Verdict {
+func (j *decider) context(r *Turn) Verdict {
 	p := 0
 	if r.HasPredict {
 		p = r.TurnNo

@@ -15,7 +15,7 @@ const airlineTools = `[
 // TestReadOnlyRows: read-only calls (by their definition's readOnlyHint or
 // by name) are context on either side of a row: listed with their
 // alignment, never missing or unexpected, never counted; a row whose
-// sides are all read-only is one; state-changing calls are judged as
+// sides are all read-only is one; state-changing calls are decided as
 // always, so an extra write fails and an extra read does not.
 func TestReadOnlyRows(t *testing.T) {
 	tools := mustTools(t, airlineTools)

@@ -38,7 +38,7 @@ type Conflict struct {
 // $any alternative, of the wrong type or shape at any depth, or outside its
 // enum. Nil when c fits or tools is nil.
 //
-// Judging lets the gold win where it conflicts: the rule the gold breaks
+// Deciding lets the gold win where it conflicts: the rule the gold breaks
 // is not applied to the prediction at that field (a prediction may call
 // the same tool that is not offered, leave out the same required key, give
 // the same unknown key), while every other rule still is, and the values
@@ -241,7 +241,7 @@ func goldViolations(s *tooldef.Schema, path string, v any, elem bool) []tooldef.
 		return validate(path, v)
 	}
 	if !tooldef.TypeFits(s.Types, v) || len(s.AnyOf) > 0 || len(s.AllOf) > 0 || s.Ref != nil {
-		// Rare: judge the first alternative of every spec.
+		// Rare: decide with the first alternative of every spec.
 		return validate(path, firstAlternatives(v))
 	}
 	switch x := v.(type) {
@@ -346,10 +346,10 @@ func firstAlternatives(v any) any {
 	return v
 }
 
-// shapeRule reports whether a violation of a predicted value is judged
+// shapeRule reports whether a violation of a predicted value is checked
 // invalid_parameter_type: a type the schema does not allow, at any depth,
 // and below the top level a required key left out or a key the object does
-// not allow. (Enum membership is a value's meaning, judged against gold.)
+// not allow. (Enum membership is a value's meaning, checked against gold.)
 func shapeRule(v tooldef.Violation) bool {
 	switch v.Rule {
 	case tooldef.RuleType:
@@ -363,7 +363,7 @@ func shapeRule(v tooldef.Violation) bool {
 // typesUnvisited records a "type" FieldScore for every predicted value of
 // a bad type or shape that comparing with gold did not reach (an array
 // element or a key gold does not have, a value below one compared as a
-// whole): a value's type is judged before its meaning, wherever it sits.
+// whole): a value's type is checked before its meaning, wherever it sits.
 func (c *comparer) typesUnvisited() {
 	for _, path := range sortedKeys(c.badType) {
 		if !slices.ContainsFunc(c.scores, func(s FieldScore) bool { return s.Field == path && s.Method == MethodType }) {

@@ -42,8 +42,8 @@ func call(t testing.TB, action, args string) Call {
 	return FunctionCall(action, a)
 }
 
-// judgeAction judges one Tool turn; pred nil means no prediction.
-func judgeAction(t *testing.T, tools *tooldef.Set, gold Call, pred *Call, noCall bool) (Verdict, error) {
+// decideAction decides one Tool turn; pred nil means no prediction.
+func decideAction(t *testing.T, tools *tooldef.Set, gold Call, pred *Call, noCall bool) (Verdict, error) {
 	t.Helper()
 	tr := Turn{DialogID: "d", TurnNo: 1, Role: RoleTool, HasGold: true, Gold: gold, GoldNoCall: noCall}
 	if pred != nil {
@@ -114,7 +114,7 @@ func TestSchemaChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := judgeAction(t, tools, tt.gold, &tt.pred, false)
+			v, err := decideAction(t, tools, tt.gold, &tt.pred, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestSchemaChecks(t *testing.T) {
 			if tt.pred.UnparsedArgs != "" {
 				return
 			}
-			plain, err := judgeAction(t, nil, tt.gold, &tt.pred, false)
+			plain, err := decideAction(t, nil, tt.gold, &tt.pred, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func jsonNum(s string) any {
 func TestNoCall(t *testing.T) {
 	tools := mustTools(t, testTools)
 	for _, ts := range []*tooldef.Set{tools, nil} {
-		v, err := judgeAction(t, ts, Call{}, nil, true)
+		v, err := decideAction(t, ts, Call{}, nil, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestNoCall(t *testing.T) {
 			t.Errorf("no call expected, none made: %+v", v)
 		}
 		pred := call(t, "get_weather", `{"city": "P"}`)
-		v, err = judgeAction(t, ts, Call{}, &pred, true)
+		v, err = decideAction(t, ts, Call{}, &pred, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestGoldConflicts(t *testing.T) {
 				t.Errorf("conflicts\n %s\nwant\n %s", got.String(), tt.want)
 			}
 			pred := firstAlternativesCall(tt.gold)
-			v, err := judgeAction(t, tools, tt.gold, &pred, false)
+			v, err := decideAction(t, tools, tt.gold, &pred, false)
 			if err != nil || !v.Pass {
 				t.Errorf("the gold as the prediction: %v, %+v", err, v)
 			}
@@ -287,7 +287,7 @@ func TestGoldWins(t *testing.T) {
 			if len(GoldConflicts(tools, tt.gold)) == 0 && !strings.Contains(tt.name, "other fields") {
 				t.Fatalf("the gold %v fits: not a test of conflicts", tt.gold)
 			}
-			v, err := judgeAction(t, tools, tt.gold, &tt.pred, false)
+			v, err := decideAction(t, tools, tt.gold, &tt.pred, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,9 +298,9 @@ func TestGoldWins(t *testing.T) {
 	}
 }
 
-// FuzzToolChecks: judging a call against tool definitions never panics,
+// FuzzToolChecks: checking a call against tool definitions never panics,
 // gives the same verdict twice, and a verdict passes exactly when no check
-// failed. A gold call that breaks its definitions is judged like any.
+// failed. A gold call that breaks its definitions is checked like any.
 func FuzzToolChecks(f *testing.F) {
 	f.Add(testTools, "get_weather", `{"city": "Paris", "unit": "celsius"}`, "get_weather", `{"city": "paris", "days": "3"}`)
 	f.Add(testTools, "math.factorial", `{"n": {"$any": [1, 2]}}`, "math_factorial", `{"n": 2.0}`)

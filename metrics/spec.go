@@ -79,7 +79,7 @@ func specOf(v any) (spec, bool) {
 // ValidateGoldArgs checks every `$any` / `$optional` spec in gold args,
 // however deeply nested, and returns a *SpecError (matching ErrBadSpec) for
 // the first malformed one in key order. Batch may call it to report the row;
-// Judge calls it for every gold action turn.
+// Decide calls it for every gold action turn.
 func ValidateGoldArgs(args map[string]any) error {
 	for _, k := range sortedKeys(args) {
 		if err := validateSpecValue(k, args[k], false); err != nil {

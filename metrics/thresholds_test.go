@@ -119,7 +119,7 @@ func TestAppliedThresholdsRecorded(t *testing.T) {
 	cfg.Thresholds = Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubTruthValues: 0.4, SubCompleteClause: 0.65, SubCompleteResponse: 0.9},
 		Fields: map[string]float64{"sales.report.metric": 0.75}}
 	m := mustNew(t, cfg)
-	r, err := m.Judge(d, sims.similarities(m.Requests(d)), "table")
+	r, err := m.Decide(d, sims.similarities(m.Requests(d)), "table")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestAppliedThresholdsRecorded(t *testing.T) {
 	}
 	// The field at 0.75 decides when it fails.
 	sims[[2]string{"revenue", "profit"}] = 0.7
-	r, err = m.Judge(d, sims.similarities(m.Requests(d)), "table")
+	r, err = m.Decide(d, sims.similarities(m.Requests(d)), "table")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestSchemaTypeAndContext(t *testing.T) {
 	if !reflect.DeepEqual(context, wantContext) {
 		t.Errorf("contexts %q, want %q", context, wantContext)
 	}
-	r, err := m.Judge(d, pairScores{{"New York City", "Big Apple"}: 0.79, {"urgent", "asap"}: 0.85, {"rain", "showers"}: 0.35, {"x", "y"}: 0.5}.similarities(cs), "table")
+	r, err := m.Decide(d, pairScores{{"New York City", "Big Apple"}: 0.79, {"urgent", "asap"}: 0.85, {"rain", "showers"}: 0.35, {"x", "y"}: 0.5}.similarities(cs), "table")
 	if err != nil {
 		t.Fatal(err)
 	}

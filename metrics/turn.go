@@ -13,16 +13,16 @@ import (
 // rank orders reasons as Reasons lists them (precedence).
 func rank(r Reason) int { return slices.Index(Reasons(), r) }
 
-// judged is one verdict plus what attribution and matching need.
-type judged struct {
+// decided is one verdict plus what attribution and matching need.
+type decided struct {
 	v       Verdict
 	row     *Turn       // the row the verdict's TurnNo names
 	diffs   []valueDiff // failing values, for cascade evidence
 	quality float64     // match quality in [0,1], for order-invariant assignment
 }
 
-// judger judges turns of one dialog.
-type judger struct {
+// decider decides the verdicts of one dialog's turns.
+type decider struct {
 	cfg        *Config         // the Metric's, validated once by New
 	kinds      values.Comparer // the value kinds' comparators, with cfg's numeric tolerance
 	sim        simFunc
@@ -44,14 +44,14 @@ type utterance struct {
 // the comparison at field passes when its score is >= the threshold the
 // lookup gives for q, asked with s's decider. Every semantic FieldScore
 // comes from here, with the threshold applied and the entry it came from.
-func (j *judger) decide(field string, q ThresholdQuery, s Similarity) FieldScore {
+func (j *decider) decide(field string, q ThresholdQuery, s Similarity) FieldScore {
 	q.By = s.By
 	th := j.cfg.Thresholds.For(q)
 	return FieldScore{Field: field, Method: MethodSemantic, Score: s.Score, Threshold: th.Value, ThresholdFrom: th.From, By: s.By,
 		Judge: s.Judge, Cosine: s.Cosine, Pass: s.Score >= th.Value}
 }
 
-func (j *judger) newVerdict(g *Turn, predictTurnNo int) Verdict {
+func (j *decider) newVerdict(g *Turn, predictTurnNo int) Verdict {
 	return Verdict{
 		DialogID: g.DialogID, TurnNo: g.TurnNo, PredictTurnNo: predictTurnNo, Kind: g.Kind(),
 		Structure: OutcomeNA, Completeness: OutcomeNA, Truthfulness: OutcomeNA,
@@ -62,7 +62,7 @@ func (j *judger) newVerdict(g *Turn, predictTurnNo int) Verdict {
 // userTurn is the turn_no of the User turn t answers (Verdict.UserTurn):
 // the one the alignment gave it, else the last User row before it; 0 when
 // none.
-func (j *judger) userTurn(t *Turn) int {
+func (j *decider) userTurn(t *Turn) int {
 	switch {
 	case t.UserTurn > 0:
 		return t.UserTurn
@@ -78,11 +78,11 @@ func (j *judger) userTurn(t *Turn) int {
 	return last
 }
 
-// pair judges gold row g against the prediction of row p (g == p outside
+// pair decides gold row g against the prediction of row p (g == p outside
 // order-invariant blocks). Both rows must have the same role.
-func (j *judger) pair(g, p *Turn) (judged, error) {
+func (j *decider) pair(g, p *Turn) (decided, error) {
 	var (
-		out judged
+		out decided
 		err error
 	)
 	if g.GoldNoCall {
@@ -94,7 +94,7 @@ func (j *judger) pair(g, p *Turn) (judged, error) {
 		out, err = j.response(g, p)
 	}
 	if err != nil {
-		return judged{}, fmt.Errorf("dialog %q turn %d: %w", g.DialogID, g.TurnNo, err)
+		return decided{}, fmt.Errorf("dialog %q turn %d: %w", g.DialogID, g.TurnNo, err)
 	}
 	if d, ok := deciding(out.v.FieldScores, out.v.Clauses...); ok {
 		out.v.Threshold = &d.Threshold
@@ -105,8 +105,8 @@ func (j *judger) pair(g, p *Turn) (judged, error) {
 
 // missing is the verdict for a gold turn with no predicted counterpart:
 // missing_turn, or a pass when gold says no call should be made.
-func (j *judger) missing(g *Turn) judged {
-	out := judged{v: j.newVerdict(g, 0), row: g, quality: 1}
+func (j *decider) missing(g *Turn) decided {
+	out := decided{v: j.newVerdict(g, 0), row: g, quality: 1}
 	if g.GoldNoCall {
 		out.v.Structure, out.v.Completeness, out.v.Truthfulness = OutcomePass, OutcomePass, OutcomePass
 		finish(&out.v)
@@ -117,8 +117,8 @@ func (j *judger) missing(g *Turn) judged {
 }
 
 // unexpected is the verdict for a predicted turn with no gold counterpart.
-func (j *judger) unexpected(p *Turn) judged {
-	out := judged{v: j.newVerdict(p, p.TurnNo), row: p}
+func (j *decider) unexpected(p *Turn) decided {
+	out := decided{v: j.newVerdict(p, p.TurnNo), row: p}
 	failAll(&out.v, ReasonUnexpectedTurn)
 	return out
 }
@@ -157,11 +157,11 @@ func (v *Verdict) fail(ok bool, r Reason) {
 	}
 }
 
-// action judges structure, key completeness and value truthfulness; with
+// action checks structure, key completeness and value truthfulness; with
 // tool definitions also whether the predicted tool is offered and the
 // predicted values' types.
-func (j *judger) action(g, p *Turn) (judged, error) {
-	out := judged{v: j.newVerdict(g, p.TurnNo), row: g}
+func (j *decider) action(g, p *Turn) (decided, error) {
+	out := decided{v: j.newVerdict(g, p.TurnNo), row: g}
 	v := &out.v
 	wins := goldWinsOf(GoldConflicts(j.tools, g.Gold))
 	toolOK, actionOK, offered := j.structure(g.Gold, p.Predict, wins)
@@ -187,7 +187,7 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 
 	c := &comparer{j: j, badType: j.typeErrors(g.Gold, p.Predict, wins), tool: tool, base: g.Gold.FieldBase()}
 	if err := j.values(c, g, p, tool); err != nil {
-		return judged{}, err
+		return decided{}, err
 	}
 	c.typesUnvisited()
 	v.FieldScores, out.diffs = append(v.FieldScores, c.scores...), c.diffs
@@ -212,7 +212,7 @@ func (j *judger) action(g, p *Turn) (judged, error) {
 // the gold's own tool, which they do not offer either (the gold wins), and
 // two names that find the same definition match (math_factorial for
 // math.factorial).
-func (j *judger) structure(gold, pred Call, wins goldWins) (toolOK, actionOK, offered bool) {
+func (j *decider) structure(gold, pred Call, wins goldWins) (toolOK, actionOK, offered bool) {
 	gt, ga := Named(gold.ToolID, gold.Action)
 	pt, pa := Named(pred.ToolID, pred.Action)
 	toolOK, actionOK = gt == pt, ga == pa
@@ -235,11 +235,11 @@ func (j *judger) structure(gold, pred Call, wins goldWins) (toolOK, actionOK, of
 // schema in its type or shape to the violation's detail: a type the schema
 // does not allow at any depth, and, below the top level, a required key
 // left out or a key a closed object does not allow (at the top level those
-// are missing_parameters and extra_parameters, judged against gold). Nil
+// are missing_parameters and extra_parameters, checked against gold). Nil
 // without tool definitions or when the predicted tool is not offered. A
 // rule the gold call itself breaks at a field (wins) is not applied there;
 // where it breaks the type, the gold's type is held instead.
-func (j *judger) typeErrors(gold, pred Call, wins goldWins) map[string]string {
+func (j *decider) typeErrors(gold, pred Call, wins goldWins) map[string]string {
 	pt := j.tools.Resolve(pred.DefinitionNames()...)
 	if pt == nil {
 		return nil
@@ -268,7 +268,7 @@ func (j *judger) typeErrors(gold, pred Call, wins goldWins) map[string]string {
 // omittable), or "default" when their default is the gold value; present
 // ones go through the chain. A parameter the prediction gives where gold
 // leaves it out, with its default, is recorded "default" too.
-func (j *judger) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
+func (j *decider) values(c *comparer, g, p *Turn, tool *tooldef.Tool) error {
 	base := g.Gold.FieldBase()
 	for _, k := range sortedKeys(g.Gold.Args) {
 		path := base + "." + k
@@ -339,7 +339,7 @@ func keyJaccard(gold, pred map[string]any) float64 {
 	return float64(common) / float64(all)
 }
 
-// response judges clause coverage (completeness) and truthfulness: the
+// response checks clause coverage (completeness) and truthfulness: the
 // whole-reply similarity, and the reply's hard facts against the gold
 // reply's. A reply that contradicts a gold fact (another amount, date,
 // time, weekday, identifier or name; a no for a yes; a negated statement)
@@ -347,15 +347,15 @@ func keyJaccard(gold, pred map[string]any) float64 {
 // "contradicted" naming both facts, whether or not the user stated the
 // fact first: what the user said may excuse a reply for not repeating a
 // fact (completeness), never for contradicting it.
-func (j *judger) response(g, p *Turn) (judged, error) {
-	out := judged{v: j.newVerdict(g, p.TurnNo), row: g}
+func (j *decider) response(g, p *Turn) (decided, error) {
+	out := decided{v: j.newVerdict(g, p.TurnNo), row: g}
 	v := &out.v
 	gold, pred := g.GoldResponse, p.PredictResponse
 	truth := FieldScore{Field: "response", Method: MethodExact, Score: 1, Pass: true}
 	if gold != pred {
 		s, err := j.sim(Comparison{Kind: CompareReply, Field: "response", Gold: gold, Predicted: pred})
 		if err != nil {
-			return judged{}, fmt.Errorf("response: %w", err)
+			return decided{}, fmt.Errorf("response: %w", err)
 		}
 		truth = j.decide("response", ThresholdQuery{SubMetric: SubTruthResponse}, s)
 	}
@@ -363,7 +363,7 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 	plan := j.replyPlan(gold, pred, g.TurnNo)
 	clauses, coverage, err := j.coverage(plan)
 	if err != nil {
-		return judged{}, err
+		return decided{}, err
 	}
 	v.FieldScores, v.Clauses = []FieldScore{truth, coverage}, clauses
 	for _, c := range plan.contradictions {
@@ -382,7 +382,7 @@ func (j *judger) response(g, p *Turn) (judged, error) {
 
 // contextBefore is what the user said in the dialog before turn turnNo:
 // restating it carries no task content.
-func (j *judger) contextBefore(turnNo int) features.Context {
+func (j *decider) contextBefore(turnNo int) features.Context {
 	ctx := features.Context{}
 	for _, u := range j.utterances {
 		if u.turnNo >= turnNo {
@@ -404,7 +404,7 @@ func userUtterances(rows []Turn) []utterance {
 	return out
 }
 
-// coverage judges every gold clause of plan and returns the reply's
+// coverage checks every gold clause of plan and returns the reply's
 // coverage: the share of the required clauses' weight that the prediction
 // covers, held to Thresholds.Coverage. A clause is required when it
 // carries task content (its weight, given what the user said before, is
@@ -414,7 +414,7 @@ func userUtterances(rows []Turn) []utterance {
 // first. A clause found verbatim is exact and needs no scorer call; a
 // clause that is not required is never compared. With no required clause
 // the coverage is 1.
-func (j *judger) coverage(plan *replyPlan) ([]ClauseScore, FieldScore, error) {
+func (j *decider) coverage(plan *replyPlan) ([]ClauseScore, FieldScore, error) {
 	out := slices.Clone(plan.gold)
 	var required, covered float64
 	for i := range out {
@@ -447,7 +447,7 @@ func (j *judger) coverage(plan *replyPlan) ([]ClauseScore, FieldScore, error) {
 // clause's weight, whether it is required, and the anchors and names of it
 // the prediction misses. It depends on the two texts and on what the user
 // said before the turn, nothing else, so a Plan keeps it from the pass
-// that lists a dialog's comparisons to the pass that judges it.
+// that lists a dialog's comparisons to the pass that decides it.
 type replyPlan struct {
 	gold  []ClauseScore // one per gold clause, before its comparisons
 	pred  []string      // the predicted reply's clauses
@@ -479,7 +479,7 @@ type replyPlans map[replyKey]*replyPlan
 
 // replyPlan returns the plan of gold against pred at gold turn turnNo,
 // from j.replies when it is there.
-func (j *judger) replyPlan(gold, pred string, turnNo int) *replyPlan {
+func (j *decider) replyPlan(gold, pred string, turnNo int) *replyPlan {
 	k := replyKey{turnNo, gold, pred}
 	if p, ok := j.replies[k]; ok {
 		return p
@@ -535,7 +535,7 @@ func ownAnchors(clause features.Text, ctx features.Context) []string {
 // for it. With no predicted clause it is missing, held to the threshold
 // no clause could reach. moot marks the comparisons Moot: the clause's
 // coverage does not turn on them.
-func (j *judger) bestClause(cs *ClauseScore, plan *replyPlan, moot bool) error {
+func (j *decider) bestClause(cs *ClauseScore, plan *replyPlan, moot bool) error {
 	q, pc := ThresholdQuery{SubMetric: SubCompleteClause}, plan.pred
 	defer func() { cs.Kind = string(values.Text) }()
 	if k := slices.Index(pc, cs.Text); k >= 0 {

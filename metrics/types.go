@@ -12,7 +12,7 @@ const (
 	RoleUser  Role = "User"  // context only, never scored
 )
 
-// Kind is what a scored turn is judged as.
+// Kind is what a scored turn is checked as.
 type Kind string
 
 // Turn kinds.
@@ -74,7 +74,7 @@ type Call struct {
 	Args   map[string]any
 	// UnparsedArgs is a predicted call's arguments as the agent wrote them
 	// when they are not a JSON object (Args is then nil): the agent's
-	// mistake, judged unparseable_arguments. Gold calls never have it.
+	// mistake, failing as unparseable_arguments. Gold calls never have it.
 	UnparsedArgs string
 }
 
@@ -116,7 +116,7 @@ type Turn struct {
 	LatencyMS  *float64
 }
 
-// Kind reports how the turn is judged, from its role.
+// Kind reports how the turn is checked, from its role.
 func (t Turn) Kind() Kind {
 	switch t.Role {
 	case RoleAgent:
@@ -183,7 +183,7 @@ type FieldScore struct {
 	Cosine *float64
 }
 
-// ClauseScore records how one clause of a gold reply was judged for
+// ClauseScore records how one clause of a gold reply was checked for
 // completeness (see Metric.WithVocabulary). FieldScore holds the best
 // predicted clause's comparison: Field "response.clause[i]", Method
 // "exact", "semantic" or "missing" (no predicted clause), "not_required"
@@ -216,7 +216,7 @@ type ClauseScore struct {
 	Covered bool
 }
 
-// Verdict is the judgement of one scored turn.
+// Verdict is the decision on one scored turn.
 type Verdict struct {
 	DialogID string
 	TurnNo   int
@@ -231,7 +231,7 @@ type Verdict struct {
 	MissingKeys   []string
 	ExtraKeys     []string
 	FieldScores   []FieldScore
-	// Clauses are the gold reply's clauses as completeness judged them
+	// Clauses are the gold reply's clauses as completeness checked them
 	// (response turns with a prediction); nil otherwise.
 	Clauses []ClauseScore
 
