@@ -82,7 +82,7 @@ func TestNoiseCalibration(t *testing.T) {
 					}
 				}
 			}
-			return build(name, 150, func(d int, t Turn) Turn {
+			return build(name, 150, func(d int, t TurnVerdict) TurnVerdict {
 				if failD[d] {
 					return cascadeFrom2(t, metrics.ReasonToolMismatch)
 				}

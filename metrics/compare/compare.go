@@ -221,7 +221,7 @@ var (
 	reasonOrder = metrics.Reasons()
 )
 
-func outcome(t Turn, sub string) metrics.Outcome {
+func outcome(t TurnVerdict, sub string) metrics.Outcome {
 	switch sub {
 	case metrics.SubStructure:
 		return t.Structure
@@ -348,7 +348,7 @@ func verdict(s Stat, p float64, opts Options) string {
 	return VerdictNoChange
 }
 
-func collect(pairs []PairedTurn, keep func(PairedTurn) bool, ind func(Turn) bool) []unit {
+func collect(pairs []PairedTurn, keep func(PairedTurn) bool, ind func(TurnVerdict) bool) []unit {
 	var us []unit
 	for _, p := range pairs {
 		if keep(p) {
@@ -392,7 +392,7 @@ func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, er
 	}
 	c.PairedDialogs = len(dialogs)
 	all := func(PairedTurn) bool { return true }
-	pass := func(t Turn) bool { return t.Pass }
+	pass := func(t TurnVerdict) bool { return t.Pass }
 
 	stat := func(group, key string, hib bool, us []unit) (Stat, error) {
 		return computeStat(group, key, hib, us)
@@ -401,14 +401,14 @@ func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, er
 		return nil, err
 	}
 	if c.RootCauseFree, err = stat(GroupOverall, "root_cause_free", true,
-		collect(pr.Paired, all, func(t Turn) bool { return t.Pass || !t.RootCause })); err != nil {
+		collect(pr.Paired, all, func(t TurnVerdict) bool { return t.Pass || !t.RootCause })); err != nil {
 		return nil, err
 	}
 	for _, k := range kinds {
 		for _, sub := range subMetrics {
 			us := collect(pr.Paired, func(p PairedTurn) bool {
 				return p.Base.Kind == k && assessed(outcome(p.Base, sub)) && assessed(outcome(p.Candidate, sub))
-			}, func(t Turn) bool { return outcome(t, sub) == metrics.OutcomePass })
+			}, func(t TurnVerdict) bool { return outcome(t, sub) == metrics.OutcomePass })
 			if len(us) == 0 {
 				continue
 			}
@@ -427,7 +427,7 @@ func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, er
 		if p.Base.Tool != "" {
 			toolSet[p.Base.Tool] = true
 		}
-		for _, t := range []Turn{p.Base, p.Candidate} {
+		for _, t := range []TurnVerdict{p.Base, p.Candidate} {
 			if !t.Pass {
 				reasonSet[string(t.FailureReason)] = true
 			}
@@ -448,7 +448,7 @@ func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, er
 		c.Tools = append(c.Tools, s)
 	}
 	for _, r := range orderKeys(reasonSet, reasonStrings()) {
-		has := func(t Turn) bool { return !t.Pass && string(t.FailureReason) == r }
+		has := func(t TurnVerdict) bool { return !t.Pass && string(t.FailureReason) == r }
 		s, err := stat(GroupFailureReason, r, false, collect(pr.Paired, all, has))
 		if err != nil {
 			return nil, err
@@ -493,7 +493,7 @@ func Compare(ctx context.Context, base, cand Run, opts Options) (*Comparison, er
 	return c, nil
 }
 
-func countReason(rc *ReasonCount, t Turn, has func(Turn) bool) {
+func countReason(rc *ReasonCount, t TurnVerdict, has func(TurnVerdict) bool) {
 	if !has(t) {
 		return
 	}
@@ -505,7 +505,7 @@ func countReason(rc *ReasonCount, t Turn, has func(Turn) bool) {
 	}
 }
 
-func reasonOf(t Turn) string {
+func reasonOf(t TurnVerdict) string {
 	if t.Pass {
 		return passCategory
 	}
@@ -631,7 +631,7 @@ func (c *Comparison) changes(pairs []PairedTurn) {
 			rc = &ReasonCount{Reason: tc.Reason}
 			by[tc.Reason] = rc
 		}
-		countReason(rc, failing, func(Turn) bool { return true })
+		countReason(rc, failing, func(TurnVerdict) bool { return true })
 	}
 	rank := func(a, b TurnChange) int {
 		if a.RootCause != b.RootCause {

@@ -23,7 +23,7 @@ func testOptions() Options {
 }
 
 // noisyBase fails turn 4 (values) in every fifth dialog.
-func noisyBase(d int, t Turn) Turn {
+func noisyBase(d int, t TurnVerdict) TurnVerdict {
 	if d%5 == 0 && t.TurnNo == 4 {
 		return fail(t, metrics.ReasonInconsistentValues, 0)
 	}
@@ -45,7 +45,7 @@ func TestKnownRegression(t *testing.T) {
 	base := build("v1", 200, noisyBase)
 	// The candidate picks the wrong tool at turn 2 in 40 dialogs; turns 3-5
 	// fail as its cascades.
-	cand := build("v2", 200, func(d int, t Turn) Turn {
+	cand := build("v2", 200, func(d int, t TurnVerdict) TurnVerdict {
 		t = noisyBase(d, t)
 		if d%5 == 1 {
 			return cascadeFrom2(t, metrics.ReasonToolMismatch)
@@ -124,7 +124,7 @@ func TestKnownRegression(t *testing.T) {
 }
 
 func TestKnownImprovement(t *testing.T) {
-	worse := func(d int, t Turn) Turn {
+	worse := func(d int, t TurnVerdict) TurnVerdict {
 		t = noisyBase(d, t)
 		if d%5 == 1 {
 			return cascadeFrom2(t, metrics.ReasonToolMismatch)
@@ -166,14 +166,14 @@ func TestPureNoise(t *testing.T) {
 			flipC[k] = true
 		}
 	}
-	reason := func(t Turn) metrics.Reason {
+	reason := func(t TurnVerdict) metrics.Reason {
 		if t.Kind == metrics.KindAction {
 			return metrics.ReasonInconsistentValues
 		}
 		return metrics.ReasonInconsistentResponse
 	}
 	mk := func(name string, flips map[[2]int]bool) Run {
-		return build(name, 300, func(d int, t Turn) Turn {
+		return build(name, 300, func(d int, t TurnVerdict) TurnVerdict {
 			if flips[[2]int{d, t.TurnNo}] || (d%7 == 0 && t.TurnNo == 5) {
 				return fail(t, reason(t), 0)
 			}
@@ -209,13 +209,13 @@ func TestPureNoise(t *testing.T) {
 // A sub-metric can regress while overall correctness does not move: the
 // gate fails on it.
 func TestGateOnSubMetric(t *testing.T) {
-	base := build("v1", 200, func(d int, t Turn) Turn {
+	base := build("v1", 200, func(d int, t TurnVerdict) TurnVerdict {
 		if d%4 == 0 && t.TurnNo == 1 {
 			return fail(t, metrics.ReasonMissingParameters, 0)
 		}
 		return t
 	})
-	cand := build("v2", 200, func(d int, t Turn) Turn {
+	cand := build("v2", 200, func(d int, t TurnVerdict) TurnVerdict {
 		if d%4 == 0 && t.TurnNo == 1 {
 			return fail(t, metrics.ReasonInconsistentValues, 0)
 		}
@@ -242,7 +242,7 @@ func TestGateOnSubMetric(t *testing.T) {
 // passes when it is within the margin.
 func TestGateMargin(t *testing.T) {
 	base := build("v1", 400, nil)
-	cand := build("v2", 400, func(d int, t Turn) Turn {
+	cand := build("v2", 400, func(d int, t TurnVerdict) TurnVerdict {
 		if d%20 == 0 && t.TurnNo == 5 { // 20 of 2000 turns: -1 point
 			return fail(t, metrics.ReasonInconsistentResponse, 0)
 		}
@@ -276,7 +276,7 @@ func TestGateMargin(t *testing.T) {
 	}
 	// A stricter alpha makes a borderline drop pass: 6 of 6 discordant
 	// turns give p = 0.03125 (Holm-adjusted at least that).
-	cand = build("v2", 400, func(d int, t Turn) Turn {
+	cand = build("v2", 400, func(d int, t TurnVerdict) TurnVerdict {
 		if d < 6 && t.TurnNo == 5 {
 			return fail(t, metrics.ReasonInconsistentResponse, 0)
 		}
@@ -304,7 +304,7 @@ func TestAddedRemovedTurns(t *testing.T) {
 	base := build("v1", 20, nil)
 	cand := build("v2", 20, nil)
 	// Candidate loses dialog 3 turn 5 and all of dialog 7, and gains a turn 6 in dialog 2.
-	cand.Turns = slices.DeleteFunc(cand.Turns, func(t Turn) bool {
+	cand.Turns = slices.DeleteFunc(cand.Turns, func(t TurnVerdict) bool {
 		return (t.DialogID == "d0003" && t.TurnNo == 5) || t.DialogID == "d0007"
 	})
 	cand.Dialogs = slices.DeleteFunc(cand.Dialogs, func(d Dialog) bool { return d.ID == "d0007" })
@@ -422,7 +422,7 @@ func TestPairSymmetric(t *testing.T) {
 				continue
 			}
 			seen[key] = true
-			r.Turns = append(r.Turns, Turn{DialogID: key.DialogID, TurnNo: key.TurnNo, Pass: k%3 == 0})
+			r.Turns = append(r.Turns, TurnVerdict{DialogID: key.DialogID, TurnNo: key.TurnNo, Pass: k%3 == 0})
 		}
 		return r
 	}
@@ -453,7 +453,7 @@ func TestPairSymmetric(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	ctx := context.Background()
 	base := build("v1", 60, noisyBase)
-	cand := build("v2", 60, func(d int, t Turn) Turn {
+	cand := build("v2", 60, func(d int, t TurnVerdict) TurnVerdict {
 		if d%3 == 0 {
 			return cascadeFrom2(t, metrics.ReasonActionMismatch)
 		}
@@ -496,7 +496,7 @@ func TestDeterministic(t *testing.T) {
 // default options (2000 bootstrap resamples, 10000 permutations).
 func BenchmarkCompare(b *testing.B) {
 	base := build("v1", 5000, noisyBase)
-	cand := build("v2", 5000, func(d int, t Turn) Turn {
+	cand := build("v2", 5000, func(d int, t TurnVerdict) TurnVerdict {
 		if d%7 == 0 {
 			return cascadeFrom2(t, metrics.ReasonToolMismatch)
 		}
@@ -513,7 +513,7 @@ func TestCompareRunsTrend(t *testing.T) {
 	ctx := context.Background()
 	v1 := build("v1", 150, noisyBase)
 	v2 := build("v2", 150, nil) // fixes the noise
-	v3 := build("v3", 150, func(d int, t Turn) Turn {
+	v3 := build("v3", 150, func(d int, t TurnVerdict) TurnVerdict {
 		if d%3 == 0 {
 			return cascadeFrom2(t, metrics.ReasonToolMismatch)
 		}

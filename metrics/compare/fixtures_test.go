@@ -12,8 +12,8 @@ const turnsPerDialog = 5
 
 func dialogID(d int) string { return fmt.Sprintf("d%04d", d) }
 
-func passTurn(d, t int) Turn {
-	tr := Turn{
+func passTurn(d, t int) TurnVerdict {
+	tr := TurnVerdict{
 		DialogID: dialogID(d), TurnNo: t, Pass: true,
 		Completeness: metrics.OutcomePass, Truthfulness: metrics.OutcomePass,
 		Gold: fmt.Sprintf("gold %d/%d", d, t), Predicted: fmt.Sprintf("gold %d/%d", d, t),
@@ -36,7 +36,7 @@ func passTurn(d, t int) Turn {
 
 // fail turns tr into a failure with the given primary reason; cascadeFrom
 // > 0 makes it a cascade (prior_action_failed) of that turn.
-func fail(tr Turn, reason metrics.Reason, cascadeFrom int) Turn {
+func fail(tr TurnVerdict, reason metrics.Reason, cascadeFrom int) TurnVerdict {
 	tr.Pass = false
 	tr.Predicted = "wrong " + tr.Predicted
 	tr.FailureReason = reason
@@ -67,7 +67,7 @@ func fail(tr Turn, reason metrics.Reason, cascadeFrom int) Turn {
 }
 
 // build makes a run of n dialogs; mod may change each turn.
-func build(name string, n int, mod func(d int, t Turn) Turn) Run {
+func build(name string, n int, mod func(d int, t TurnVerdict) TurnVerdict) Run {
 	r := Run{Name: name, Identity: Identity{Dataset: "ds1", Scorer: "lexical", Thresholds: `{"threshold":0.5}`}}
 	for d := range n {
 		pass := true
@@ -98,7 +98,7 @@ func build(name string, n int, mod func(d int, t Turn) Turn) Run {
 }
 
 // cascadeFrom2 fails turn 2 with reason and turns 3-5 as its cascades.
-func cascadeFrom2(t Turn, reason metrics.Reason) Turn {
+func cascadeFrom2(t TurnVerdict, reason metrics.Reason) TurnVerdict {
 	switch {
 	case t.TurnNo == 2:
 		return fail(t, reason, 0)

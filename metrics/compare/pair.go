@@ -52,8 +52,8 @@ func dialogKey(id string, trial *int64) string {
 
 // PairedTurn is one turn present in both runs.
 type PairedTurn struct {
-	Base      Turn
-	Candidate Turn
+	Base      TurnVerdict
+	Candidate TurnVerdict
 }
 
 // Key returns the turn's key.
@@ -111,11 +111,11 @@ func Pair(base, cand Run) (Pairing, error) {
 	return p, nil
 }
 
-func turnKey(t Turn) Key { return Key{t.DialogID, t.Trial, t.TurnNo} }
+func turnKey(t TurnVerdict) Key { return Key{t.DialogID, t.Trial, t.TurnNo} }
 
-func sortedTurns(r Run) ([]Turn, error) {
+func sortedTurns(r Run) ([]TurnVerdict, error) {
 	ts := slices.Clone(r.Turns)
-	slices.SortStableFunc(ts, func(a, b Turn) int { return compareKeys(turnKey(a), turnKey(b)) })
+	slices.SortStableFunc(ts, func(a, b TurnVerdict) int { return compareKeys(turnKey(a), turnKey(b)) })
 	for i := 1; i < len(ts); i++ {
 		if turnKey(ts[i]).Equal(turnKey(ts[i-1])) {
 			return nil, &DuplicateTurnError{Run: r.Name, DialogID: ts[i].DialogID, Trial: ts[i].Trial, TurnNo: ts[i].TurnNo}

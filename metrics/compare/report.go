@@ -63,7 +63,7 @@ func NewRunStats(r Run) RunStats {
 				rc = &ReasonCount{Reason: k}
 				rs[k] = rc
 			}
-			countReason(rc, t, func(Turn) bool { return true })
+			countReason(rc, t, func(TurnVerdict) bool { return true })
 		}
 		for _, sub := range subMetrics {
 			if o := outcome(t, sub); assessed(o) {

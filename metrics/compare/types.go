@@ -30,9 +30,10 @@ type FieldScore struct {
 	Pass          bool   `json:"pass"`
 }
 
-// Turn is the verdict of one scored turn in one run: what compare needs
-// from a row of turns.parquet.
-type Turn struct {
+// TurnVerdict is the verdict of one scored turn in one run: what compare
+// needs from a row of turns.parquet (results/compareio reads it). Not a
+// metrics.Turn, which is the gold and predicted turn itself.
+type TurnVerdict struct {
 	DialogID string
 	// Trial numbers one of repeated trials of the dialog; nil when the
 	// dialog is not one. A turn is keyed by (DialogID, Trial, TurnNo).
@@ -90,7 +91,7 @@ type Identity struct {
 type Run struct {
 	Name     string
 	Identity Identity
-	Turns    []Turn
+	Turns    []TurnVerdict
 	Dialogs  []Dialog
 	// Trials is the run's reliability over repeated trials (pass^k,
 	// flaky tasks) as its summary records it; nil for a run without

@@ -60,7 +60,7 @@ func ReadRun(ctx context.Context, dir string) (compare.Run, error) {
 	if err != nil {
 		return compare.Run{}, rd.Corrupt(rundir.SummaryFile, badinput.NoRow, "thresholds", err.Error())
 	}
-	run := compare.Run{Name: dir, Identity: ident, Turns: make([]compare.Turn, 0, sum.Turns), Dialogs: make([]compare.Dialog, 0, sum.Dialogs),
+	run := compare.Run{Name: dir, Identity: ident, Turns: make([]compare.TurnVerdict, 0, sum.Turns), Dialogs: make([]compare.Dialog, 0, sum.Dialogs),
 		Trials: sum.Trials}
 	var row int64
 	for tr, err := range rd.Turns(ctx) {
@@ -109,8 +109,8 @@ func identity(s *rundir.Summary) (compare.Identity, error) {
 
 type rowProblem struct{ column, problem string }
 
-func turnFromRow(r *rundir.TurnRow) (compare.Turn, *rowProblem) {
-	t := compare.Turn{
+func turnFromRow(r *rundir.TurnRow) (compare.TurnVerdict, *rowProblem) {
+	t := compare.TurnVerdict{
 		DialogID: r.DialogID, Trial: r.Trial, TurnNo: int(r.TurnNo), Kind: metrics.Kind(r.Kind),
 		Pass: r.Pass, FailureReason: metrics.Reason(deref(r.FailureReason)), OwnReason: metrics.Reason(deref(r.OwnReason)),
 		ChainBucket: deref(r.ChainBucket), RootCause: r.RootCause, Critical: r.Critical,
