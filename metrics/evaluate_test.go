@@ -72,20 +72,21 @@ func TestRequests(t *testing.T) {
 		salesTurn(3, "c", "same", "same", ""),         // exact: no request
 		salesTurn(9, "e", "New-York", "new york", ""), // normalized: no request
 		`{"turn_no":4,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"city":{"$any":["NYC","New York"]},"n":5}},"predict_turn":{"tool_id":"w","action":"f","args":{"city":"NYC","n":"5"}}}`,
-		`{"turn_no":5,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"city":{"$any":["NYC","New York"]}}},"predict_turn":{"tool_id":"w","action":"f","args":{"city":"Big Apple"}}}`,
+		`{"turn_no":5,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"city":{"$any":["NYC","New York"]}}},"predict_turn":{"tool_id":"w","action":"f","args":{"city":"New York, NY"}}}`,
+		`{"turn_no":10,"turn":"Tool","gold_turn":{"tool_id":"w","action":"f","args":{"city":"NYC"}},"predict_turn":{"tool_id":"w","action":"f","args":{"city":"Big Apple"}}}`, // different names: no request
 		agentTurn(6, "Revenue rose. Costs fell.", "Revenue rose. Costs dropped.", ""),
-		toolTurn(7, "OrderInvariant_x", `"Paris"`, `"Rome"`), toolTurn(8, "OrderInvariant_x", `"Oslo"`, `"Paris"`),
+		toolTurn(7, "OrderInvariant_x", `"Paris"`, `"Paris, France"`), toolTurn(8, "OrderInvariant_x", `"Paris, TX"`, `"Paris"`),
 	}, ",")+`]}`)
 	got := Default().Requests(d)
 	v, r, c := CompareValue, CompareReply, CompareClause
 	among := "Revenue rose.\nCosts dropped." // the predicted clauses: alternatives of one decision
 	want := []Comparison{
 		{v, "a.run.p", "", "category", "revenue", "profit", "", false},
-		{v, "b.run.p", "", "category", "revenue", "profit", "", false}, // same strings, another field: asked again
-		{v, "w.f.city", "", "name", "NYC", "Big Apple", "", false}, {v, "w.f.city", "", "name", "New York", "Big Apple", "", false},
+		{v, "b.run.p", "", "category", "revenue", "profit", "", false},     // same strings, another field: asked again
+		{v, "w.f.city", "", "name", "New York", "New York, NY", "", false}, // "NYC" and "New York" are different names
 		{r, "response", "", "", "Revenue rose. Costs fell.", "Revenue rose. Costs dropped.", "", false},
 		{c, "response.clause[1]", "", "", "Costs fell.", "Revenue rose.", among, false}, {c, "response.clause[1]", "", "", "Costs fell.", "Costs dropped.", among, false},
-		{v, "geo.lookup.city", "", "name", "Paris", "Rome", "", false}, {v, "geo.lookup.city", "", "name", "Oslo", "Rome", "", false}, {v, "geo.lookup.city", "", "name", "Oslo", "Paris", "", false},
+		{v, "geo.lookup.city", "", "name", "Paris", "Paris, France", "", false}, {v, "geo.lookup.city", "", "name", "Paris, TX", "Paris, France", "", false}, {v, "geo.lookup.city", "", "name", "Paris, TX", "Paris", "", false},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)

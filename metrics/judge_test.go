@@ -35,13 +35,13 @@ func TestJudgeDecisionsHeldToJudgeThreshold(t *testing.T) {
 	cfg.Thresholds = Thresholds{Threshold: 0.5, SubMetrics: map[string]float64{SubTruthValues: 0.75, SubTruthResponse: 0.8, SubCompleteClause: 0.55}}
 	d := dialogJSON(t, `{"dialog_id": "d", "turns": [
 		{"turn_no": 1, "turn": "Tool", "gold_turn": {"tool_id": "w", "action": "get", "args": {"city": "New York City", "unit": "metric", "when": {"$any": ["today", "now"]}}},
-		 "predict_turn": {"tool_id": "w", "action": "get", "args": {"city": "Manhattan", "unit": "imperial", "when": "right now"}}},
+		 "predict_turn": {"tool_id": "w", "action": "get", "args": {"city": "New York", "unit": "imperial", "when": "right now"}}},
 		{"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "It is 20 degrees. Rain is likely."}, "predict_turn": {"response": "Twenty degrees right now. Expect showers."}}]}`)
 	s := judgeScorer{
-		"New York City|Manhattan": byJudge(0.6, 0.8),         // passes at 0.5 though values need 0.75
-		"metric|imperial":         byJudge(0.4, 0.7),         // fails
-		"today|right now":         {Score: 0.7, By: ByEmbed}, // embed: fails at 0.75
-		"now|right now":           byJudge(0.9, 0.76),        // the $any alternative the judge passes
+		"New York City|New York": byJudge(0.6, 0.8),         // passes at 0.5 though values need 0.75
+		"metric|imperial":        byJudge(0.4, 0.7),         // fails
+		"today|right now":        {Score: 0.7, By: ByEmbed}, // embed: fails at 0.75
+		"now|right now":          byJudge(0.9, 0.76),        // the $any alternative the judge passes
 		"It is 20 degrees. Rain is likely.|Twenty degrees right now. Expect showers.": byJudge(0.55, 0.6),
 		"It is 20 degrees.|Twenty degrees right now.":                                 {Score: 0.52, By: ByEmbed}, // 0.03 below 0.55
 		"It is 20 degrees.|Expect showers.":                                           byJudge(0.6, 0.4),          // 0.1 above 0.5: the best

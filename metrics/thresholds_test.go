@@ -109,10 +109,10 @@ func TestZeroThreshold(t *testing.T) {
 func TestAppliedThresholdsRecorded(t *testing.T) {
 	turn := `{"turn_no":1,"turn":"Tool",
 		"gold_turn":{"tool_id":"sales","action":"report","args":{"metric":"revenue","region":"EMEA","n":3,"city":{"$any":["NYC","New York"]}}},
-		"predict_turn":{"tool_id":"sales","action":"report","args":{"metric":"profit","region":"Europe","n":3,"city":"Big Apple"}}}`
+		"predict_turn":{"tool_id":"sales","action":"report","args":{"metric":"profit","region":"EMEA region","n":3,"city":"New York, NY"}}}`
 	reply := `{"turn_no":2,"turn":"Agent","gold_turn":{"response":"Revenue rose. Costs fell."},"predict_turn":{"response":"Revenue rose. Costs dropped."}}`
 	d := dialogJSON(t, `{"dialog_id":"r","turns":[`+turn+`,`+reply+`]}`)
-	sims := pairScores{{"revenue", "profit"}: 0.8, {"EMEA", "Europe"}: 0.6, {"NYC", "Big Apple"}: 0.3, {"New York", "Big Apple"}: 0.45,
+	sims := pairScores{{"revenue", "profit"}: 0.8, {"EMEA", "EMEA region"}: 0.6, {"New York", "New York, NY"}: 0.45,
 		{"Revenue rose. Costs fell.", "Revenue rose. Costs dropped."}: 0.9,
 		{"Costs fell.", "Revenue rose."}:                              0.1, {"Costs fell.", "Costs dropped."}: 0.7}
 	cfg := DefaultConfig()
@@ -192,7 +192,7 @@ func TestSchemaTypeAndContext(t *testing.T) {
 		"tags": {"type": "array", "items": {"type": "string"}},
 		"free": {}}}}]`)
 	gold := call(t, "get_weather", `{"city": "New York City", "note": "urgent", "tags": ["rain"], "free": "x"}`)
-	pred := call(t, "get_weather", `{"city": "Big Apple", "note": "asap", "tags": ["showers"], "free": "y"}`)
+	pred := call(t, "get_weather", `{"city": "New York", "note": "asap", "tags": ["showers"], "free": "y"}`)
 	d := Dialog{ID: "d", Tools: tools, Turns: []Turn{{DialogID: "d", TurnNo: 1, Role: RoleTool, HasGold: true, HasPredict: true, Gold: gold, Predict: pred}}}
 	cfg := DefaultConfig()
 	cfg.Thresholds = Thresholds{Threshold: 0.5, Types: map[string]float64{"string": 0.8, "array": 0.3}}
@@ -212,7 +212,7 @@ func TestSchemaTypeAndContext(t *testing.T) {
 	if !reflect.DeepEqual(context, wantContext) {
 		t.Errorf("contexts %q, want %q", context, wantContext)
 	}
-	r, err := m.Decide(d, pairScores{{"New York City", "Big Apple"}: 0.79, {"urgent", "asap"}: 0.85, {"rain", "showers"}: 0.35, {"x", "y"}: 0.5}.similarities(cs), "table")
+	r, err := m.Decide(d, pairScores{{"New York City", "New York"}: 0.79, {"urgent", "asap"}: 0.85, {"rain", "showers"}: 0.35, {"x", "y"}: 0.5}.similarities(cs), "table")
 	if err != nil {
 		t.Fatal(err)
 	}

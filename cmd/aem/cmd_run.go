@@ -164,7 +164,11 @@ func (b *backgroundGold) stop() {
 
 func runRun(ctx context.Context, env *Env, o runOptions, input string) (err error) {
 	o.metric.readOnlyTools = o.input.readOnly()
-	metric, thresholdsFile, err := o.metric.metric()
+	thresholdsFile, err := o.metric.readThresholds()
+	if err != nil {
+		return err
+	}
+	metric, err := o.metric.metric(thresholdsFile) // flags checked before anything opens
 	if err != nil {
 		return err
 	}
@@ -194,10 +198,16 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) (err erro
 	readOpts.RequireSorted, readOpts.SpillDir = o.requireSorted, o.spillDir
 	readOpts.Hook = unsortedNotice{env: env, quiet: o.quiet}
 	gold := readGold(ctx, input, readOpts)
-	sc, err := o.scorer.open(ctx, env, thresholdsFile, o.metric.thresholdsFile)
+	sc, err := o.scorer.open(ctx, env, thresholdsFile, o.metric.thresholdsFile, o.metric.calibrate())
 	if err != nil {
 		gold.stop()
 		return err
+	}
+	if sc.calibration != nil {
+		if metric, err = o.metric.metric(sc.calibration); err != nil {
+			gold.stop()
+			return errors.Join(err, sc.finish(env.Stderr))
+		}
 	}
 	defer sc.finish(env.Stderr)
 	var judgeLine func(batch.Stats, int64) string

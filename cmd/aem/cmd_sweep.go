@@ -177,7 +177,7 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		if err != nil {
 			return err
 		}
-		scorer, err := o.scorer.open(ctx, env, nil, "")
+		scorer, err := o.scorer.open(ctx, env, nil, "", false) // raw cosines: no calibration
 		if err != nil {
 			return fmt.Errorf("opening the scorer for --pairs: %w", err)
 		}

@@ -287,7 +287,7 @@ func TestJudgeFlags(t *testing.T) {
 	if o := (judgeOptions{cacheDir: "/c"}).options(env, "/home", true, false); o.CacheDir != "" {
 		t.Errorf("--no-cache kept the judge cache: %q", o.CacheDir)
 	}
-	if _, err := (scorerOptions{kind: "judge+embed"}).open(context.Background(), env, nil, ""); err == nil || !strings.Contains(err.Error(), "unknown --scorer") {
+	if _, err := (scorerOptions{kind: "judge+embed"}).open(context.Background(), env, nil, "", false); err == nil || !strings.Contains(err.Error(), "unknown --scorer") {
 		t.Errorf("judge+embed: %v", err)
 	}
 }
@@ -648,8 +648,11 @@ func TestRunWithTheModelAndAJudge(t *testing.T) {
 				}
 				return ""
 			}}
+			// --thresholds none: the band is on the cosine (the shipped
+			// calibration's composites would put value kinds on a
+			// probability band of their own).
 			err := runCommand(context.Background(), env, cmdRun(), []string{example, "-o", out, "--scorer", tc.scorer,
-				"--judge-url", srv.URL(), "--judge-model", "test-model", "--no-cache", "--quiet"})
+				"--judge-url", srv.URL(), "--judge-model", "test-model", "--no-cache", "--quiet", "--thresholds", "none"})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, e.String())
 			}

@@ -28,7 +28,7 @@ func (o *metricOptions) addFlags(fs *flagSet) {
 	o.threshold.value = def.Thresholds.Threshold
 	th := fs.shared(topicThresholds)
 	th.Var(&o.threshold, "threshold", "global similarity threshold: a semantic comparison passes when score >= threshold; when given, it replaces the global threshold of a --thresholds file")
-	th.StringVar(&o.thresholdsFile, "thresholds", "", "thresholds file as 'aem sweep' writes it (global, per sub-metric, schema type and field); its entries win over --threshold except the global one when --threshold is given")
+	th.StringVar(&o.thresholdsFile, "thresholds", "", "thresholds file as 'aem sweep' writes it (global, per sub-metric, value kind, schema type and field); its entries win over --threshold except the global one when --threshold is given. Without one, the shipped calibration of the embedding model decides names, categories and free text; 'none' turns it off")
 	th.Float64Var(&o.tolerance, "tolerance", def.NumericTolerance, "relative tolerance for numbers: |a-b| <= tol*max(1,|a|,|b|)")
 	sc := fs.shared(topicScoring)
 	sc.StringVar(&o.cascade, "cascade", string(def.Cascade), "cascade attribution: evidence (depends_on, else propagated wrong values) or chain (every failure after the first in an action chain)")
@@ -38,22 +38,34 @@ func (o *metricOptions) addFlags(fs *flagSet) {
 	sc.StringVar(&o.minRates, "min-rate", "", "test_pass also needs these sub-metric rates, e.g. structure=1,truthfulness=0.8")
 }
 
-// metric builds the metric from the flags and the thresholds file
-// (returned too, for its CheckScorer; nil without one): the thresholds
+// noThresholds is the --thresholds value that turns the shipped
+// calibration off: the global threshold decides what value kinds leave to
+// the scorer.
+const noThresholds = "none"
+
+// readThresholds reads the --thresholds file; nil without one.
+func (o metricOptions) readThresholds() (*thresholds.File, error) {
+	if o.thresholdsFile == "" || o.thresholdsFile == noThresholds {
+		return nil, nil
+	}
+	f, err := thresholds.Read(o.thresholdsFile)
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// calibrate reports whether the shipped calibration of the scorer's model
+// applies: no thresholds file was given, and not --thresholds none.
+func (o metricOptions) calibrate() bool { return o.thresholdsFile == "" }
+
+// metric builds the metric from the flags and a thresholds file (the
+// --thresholds file, the shipped calibration, or nil): the thresholds
 // resolve here, once, into the lookup the metric's comparison site
 // consults, and metrics.New validates the whole configuration, once. A bad
-// flag value is a usage error; a bad thresholds file is
-// thresholds.ErrInvalid.
-func (o metricOptions) metric() (*metrics.Metric, *thresholds.File, error) {
+// flag value is a usage error.
+func (o metricOptions) metric(file *thresholds.File) (*metrics.Metric, error) {
 	cfg := metrics.DefaultConfig()
-	var file *thresholds.File
-	if o.thresholdsFile != "" {
-		f, err := thresholds.Read(o.thresholdsFile)
-		if err != nil {
-			return nil, nil, err
-		}
-		file = &f
-	}
 	cfg.Thresholds = thresholds.Lookup(file, o.threshold.value, o.threshold.given)
 	cfg.NumericTolerance = o.tolerance
 	cfg.Composition.GateCap = o.gateCap
@@ -72,9 +84,9 @@ func (o metricOptions) metric() (*metrics.Metric, *thresholds.File, error) {
 		m, err = metrics.New(cfg)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", errFlagValue, err) // a usage error (runCommand)
+		return nil, fmt.Errorf("%w: %w", errFlagValue, err) // a usage error (runCommand)
 	}
-	return m, file, nil
+	return m, nil
 }
 
 // givenFloat is a float flag that knows whether it was given (on the

@@ -53,7 +53,11 @@ func TestMetricOptionsConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := base
 			tt.mod(&o)
-			m, file, err := o.metric()
+			file, err := o.readThresholds()
+			var m *metrics.Metric
+			if err == nil {
+				m, err = o.metric(file)
+			}
 			if tt.wantErr != "" {
 				// isFlagValue: runCommand turns the error into a usage error (exit 2).
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || isFlagValue(err) != tt.usage || errors.Is(err, thresholds.ErrInvalid) != tt.invalid {
@@ -64,7 +68,7 @@ func TestMetricOptionsConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (file != nil) != (o.thresholdsFile != "") {
+			if (file != nil) != (o.thresholdsFile != "" && o.thresholdsFile != noThresholds) {
 				t.Errorf("file %v for --thresholds %q", file, o.thresholdsFile)
 			}
 			q := metrics.ThresholdQuery{SubMetric: metrics.SubTruthValues, Field: "t.a.p", Param: "t.a.p"}

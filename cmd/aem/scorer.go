@@ -96,6 +96,9 @@ type openedScorer struct {
 	close      func() error
 	// cacheTroubles words what the caches could not do (after close).
 	cacheTroubles func() []string
+	// calibration is the shipped calibration open applied (see
+	// thresholds.Default); nil when it applied none.
+	calibration *thresholds.File
 }
 
 // finish closes the scorer, then warns on w about what its caches could
@@ -113,8 +116,10 @@ func (sc *openedScorer) finish(w io.Writer) error {
 // open opens the scorer --scorer names, with the fitted composites of the
 // thresholds file (nil: none; name is its path) over its first scorer,
 // and the file's judge_band for an escalating one. A file fitted with
-// another embedding model is refused (thresholds.ErrInvalid).
-func (o scorerOptions) open(ctx context.Context, env *Env, file *thresholds.File, name string) (*openedScorer, error) {
+// another embedding model is refused (thresholds.ErrInvalid). Without a
+// file and with calibrate, the shipped calibration of the embedding
+// model applies instead, if there is one (openedScorer.calibration).
+func (o scorerOptions) open(ctx context.Context, env *Env, file *thresholds.File, name string, calibrate bool) (*openedScorer, error) {
 	var band *thresholds.JudgeBand
 	if file != nil {
 		band = file.JudgeBand
@@ -135,6 +140,13 @@ func (o scorerOptions) open(ctx context.Context, env *Env, file *thresholds.File
 		var err error
 		if sc, cacheHome, err = o.openEmbed(ctx, env); err != nil {
 			return nil, err
+		}
+		if file == nil && calibrate {
+			def, defName, err := thresholds.Default(sc.Scorer.ID())
+			if err != nil {
+				return nil, errors.Join(err, sc.close())
+			}
+			file, name, sc.calibration = def, defName, def
 		}
 	}
 	applied, err := file.Scorer(name, sc.Scorer)

@@ -15,8 +15,9 @@ import (
 // TestPairs derives value pairs from two questions that share a function:
 // alternatives are positives, the other question's values and other enum
 // members negatives; pairs the kind's comparator decides without the
-// scorer (the dates, a wrong date or the same date written otherwise) are
-// left out, since no threshold decides them.
+// scorer (the dates, a wrong date or the same date written otherwise;
+// Boston against San Francisco, different names) are left out, since no
+// threshold decides them.
 func TestPairs(t *testing.T) {
 	fn := `{"name": "find_hotel", "parameters": {"type": "dict", "properties": {` +
 		`"city": {"type": "string"}, "date": {"type": "string"},` +
@@ -42,10 +43,6 @@ func TestPairs(t *testing.T) {
 		got = append(got, strings.Join([]string{p.Group, p.Gold, p.Predicted, map[bool]string{true: "same", false: "other"}[p.Label], string(p.Kind), p.Source}, " | "))
 	}
 	want := []string{
-		"find_hotel.city | Boston, MA | SF | other | name | other_question",
-		"find_hotel.city | Boston, MA | San Francisco, CA | other | name | other_question",
-		"find_hotel.city | Boston, MA | San Francisco, California | other | name | other_question",
-		"find_hotel.city | San Francisco, CA | Boston, MA | other | name | other_question",
 		"find_hotel.city | San Francisco, CA | SF | same | name | alternatives",
 		"find_hotel.city | San Francisco, CA | San Francisco, California | same | name | alternatives",
 		"find_hotel.tier | budget | luxury | other | category | other_question",
@@ -61,7 +58,7 @@ func TestPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var row map[string]any
-	if err := json.Unmarshal(bytes.SplitN(buf.Bytes(), []byte("\n"), 2)[0], &row); err != nil || row["text_a"] != "Boston, MA" || row["kind"] != "name" || row["label"] != false {
+	if err := json.Unmarshal(bytes.SplitN(buf.Bytes(), []byte("\n"), 2)[0], &row); err != nil || row["text_a"] != "San Francisco, CA" || row["kind"] != "name" || row["label"] != true {
 		t.Errorf("first row %v (%v)", row, err)
 	}
 }

@@ -16,7 +16,8 @@ const (
 	// space; separators of codes; a URL's scheme and host case...).
 	RuleNormalized Rule = "normalized"
 	// RuleDiffers: an identifier, email, URL or code that differs after
-	// normalisation.
+	// normalisation; or two names whose main parts each have a word the
+	// other lacks ("Boston" and "Austin": see compareNames).
 	RuleDiffers Rule = "differs"
 	// RuleParsedEqual and RuleParsedDiffers: both sides parsed as the
 	// kind (a number, an amount of money, a date, a phone number, a
@@ -67,7 +68,7 @@ type Comparer struct {
 // emails and URLs exactly after normalisation; language, country and
 // currency values by their codes when both sides name one; names and
 // categorical tokens after normalisation, then known equivalences, then
-// RuleNeedsEmbedding; free text fails when a hard fact contradicts the
+// (names) different main parts, then RuleNeedsEmbedding; free text fails when a hard fact contradicts the
 // gold's, else needs the embedding. Compare is symmetric in its
 // decisions for every kind but where gold alone is parsed (RuleUnparsed).
 func (c Comparer) Compare(k Kind, gold, pred string) Verdict {
@@ -100,7 +101,9 @@ func (c Comparer) Compare(k Kind, gold, pred string) Verdict {
 		v = compareAddresses(gold, pred)
 	case Text:
 		v = compareText(gold, pred)
-	default: // Name, Category, and an unknown kind
+	case Name:
+		v = compareNames(gold, pred)
+	default: // Category, and an unknown kind
 		v = compareWords(gold, pred)
 	}
 	v.Kind = k

@@ -22,7 +22,8 @@
 //   - numbers, money, percents, quantities and durations by parsed value
 //     ("$89.00" = "89 USD", "2" = "two", "5 kg" = "5000 g", "2 hours" =
 //     "PT2H"); dates, times and date-times by parsed value ("May 20,
-//     2024" = "2024-05-20", "3pm" = "15:00"); weekdays and months by their
+//     2024" = "2024-05-20", "3pm" = "15:00"; a quarter, "Q3 2024" =
+//     "third quarter of 2024"); weekdays and months by their
 //     number; booleans ("true" = "yes"); phone numbers by their E.164 form
 //     ("(415) 555-0100" = "+1 415 555 0100"): parsed_equal or
 //     parsed_differs, and unparsed when the prediction does not read as
@@ -37,8 +38,10 @@
 //   - names and categorical tokens: normalized; else contradicted when a
 //     number or code inside differs ("Terminal 2" / "Terminal 3"); else a
 //     known equivalence (an initialism "NYC" = "New York City", an
-//     abbreviation, a language or country by name and by code); else
-//     needs_embedding.
+//     abbreviation, a language or country by name and by code); for names,
+//     differs when the main parts (before the first comma) each have a
+//     word the other does not stand for ("Boston" / "Austin", "Alice
+//     Chen" / "Alice Cheng": compareNames); else needs_embedding.
 //   - free text: contradicted when a hard fact inside contradicts the
 //     gold's (Contradictions); else needs_embedding.
 //

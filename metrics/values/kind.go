@@ -211,6 +211,9 @@ func valueKind(s string) Kind {
 	if _, ok := parseDuration(t); ok {
 		return Duration
 	}
+	if _, ok := parseQuarter(t); ok {
+		return Date
+	}
 	if k, ok := whenKind(t); ok {
 		return k
 	}

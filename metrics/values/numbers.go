@@ -79,11 +79,13 @@ var currencyWords = map[string]string{
 	"dollar": "USD", "dollars": "USD", "usd": "USD", "euro": "EUR", "euros": "EUR", "yen": "JPY",
 	"rupee": "INR", "rupees": "INR", "yuan": "CNY", "renminbi": "CNY", "franc": "CHF", "francs": "CHF",
 	"peso": "MXN", "pesos": "MXN", "won": "KRW", "real": "BRL", "reais": "BRL", "ruble": "RUB", "rubles": "RUB",
-	"sterling": "GBP", "us dollar": "USD", "us dollars": "USD", "u.s. dollars": "USD", "american dollars": "USD",
+	"sterling": "GBP", "pound sterling": "GBP", "pounds sterling": "GBP", "british pound": "GBP", "british pounds": "GBP",
+	"us dollar": "USD", "us dollars": "USD", "u.s. dollars": "USD", "american dollars": "USD",
 	"canadian dollar": "CAD", "canadian dollars": "CAD", "australian dollar": "AUD", "australian dollars": "AUD",
-	"british pound": "GBP", "british pounds": "GBP", "pound sterling": "GBP", "pounds sterling": "GBP",
-	"japanese yen": "JPY", "swiss franc": "CHF", "swiss francs": "CHF", "indian rupee": "INR", "indian rupees": "INR",
-	"chinese yuan": "CNY", "mexican peso": "MXN", "mexican pesos": "MXN",
+	"new zealand dollars": "NZD", "hong kong dollars": "HKD", "singapore dollars": "SGD",
+	"japanese yen": "JPY", "chinese yuan": "CNY", "indian rupee": "INR", "indian rupees": "INR",
+	"swiss franc": "CHF", "swiss francs": "CHF", "mexican peso": "MXN", "mexican pesos": "MXN",
+	"south korean won": "KRW", "brazilian real": "BRL", "russian ruble": "RUB", "russian rubles": "RUB",
 }
 
 // parseAmount reads "89", "89.00", "1,234.5", "-3", "twelve", "4.5

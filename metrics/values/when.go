@@ -2,11 +2,14 @@ package values
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/araddon/dateparse"
+
+	"github.com/aem-dev/aem/metrics/features"
 )
 
 // moment is a parsed date, time or both.
@@ -173,6 +176,9 @@ func namesMonth(t string) bool {
 // date-time for a date): the kind's parts decide. An ambiguous numeric
 // date ("05/06/2024") matches by either reading.
 func compareWhen(k Kind, gold, pred string) Verdict {
+	if q, ok := parseQuarter(gold); ok && k == Date {
+		return compareQuarters(q, gold, pred)
+	}
 	g, ok := parseMoment(gold)
 	if !ok {
 		return compareWords(gold, pred)
@@ -221,4 +227,53 @@ func compareCalendarName(k Kind, gold, pred string) Verdict {
 		return unparsed(k, pred)
 	}
 	return parsed(g == p, gold, pred)
+}
+
+// quarter is a calendar quarter, a period the date kind reads: "Q3 2024",
+// "2024 Q3", "third quarter of 2024", "Q3". year is 0 when not stated.
+type quarter struct{ q, year int }
+
+// parseQuarter reads a quarter from the anchors of s (package features): a
+// quarter and at most a four-digit year, and no other fact or word than
+// "of", "the", "in", "quarter" and "fy".
+func parseQuarter(s string) (quarter, bool) {
+	if len(s) > 64 {
+		return quarter{}, false
+	}
+	toks := features.Tokenize(s)
+	covered := make([]bool, len(toks))
+	var out quarter
+	for _, sp := range features.AnchorSpans(toks) {
+		switch a := sp.Anchor; {
+		case len(a) == 2 && a[0] == 'q' && out.q == 0:
+			out.q = int(a[1] - '0')
+		case len(a) == 5 && a[0] == 'n' && out.year == 0:
+			y, err := strconv.Atoi(a[1:])
+			if err != nil || y < 1900 || y > 2199 {
+				return quarter{}, false
+			}
+			out.year = y
+		default:
+			return quarter{}, false
+		}
+		for i := sp.Start; i < sp.End; i++ {
+			covered[i] = true
+		}
+	}
+	for i, t := range toks {
+		if !covered[i] && !slices.Contains([]string{"of", "the", "in", "quarter", "fy"}, t.Lower) {
+			return quarter{}, false
+		}
+	}
+	return out, out.q >= 1 && out.q <= 4
+}
+
+// compareQuarters decides a gold quarter: the same quarter, and the same
+// year when both state one.
+func compareQuarters(g quarter, gold, pred string) Verdict {
+	p, ok := parseQuarter(pred)
+	if !ok {
+		return unparsed(Date, pred)
+	}
+	return parsed(g.q == p.q && (g.year == 0 || p.year == 0 || g.year == p.year), gold, pred)
 }

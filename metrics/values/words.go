@@ -68,6 +68,115 @@ func compareWords(gold, pred string) Verdict {
 	return Verdict{Rule: RuleNeedsEmbedding}
 }
 
+// compareNames decides two names as compareWords does, then by their main
+// parts, the words before the first comma ("Austin" of "Austin, TX"; what
+// follows qualifies it). When each main part has a word that no word of
+// the other name stands for, the names name different things: "Boston"
+// and "Austin", "Berkeley, CA" and "San Francisco, CA", "Alice Chen" and
+// "Alice Cheng" (RuleDiffers, whatever their cosine: proper names that
+// share letters or sound still name others). A word stands for another
+// when it is the same (or with an "s": "McDonald's"), its initial ("J."
+// for "John"), a truncation of four
+// letters or more ("Fran" for "Francisco"), or when it spells
+// the initials of consecutive words ("NY" for "New York"); link words
+// ("of", "the") do not count. Otherwise (one name's main words all stood
+// for in the other: "Sheraton" and "Sheraton Hotel", "Toronto, ON" and
+// "Toronto, Canada", "DC" and "Washington, D.C.") the embedding decides.
+func compareNames(gold, pred string) Verdict {
+	v := compareWords(gold, pred)
+	if v.Decided() {
+		return v
+	}
+	ga, pa := contentWords(normalizeWords(gold)), contentWords(normalizeWords(pred))
+	gm, pm := contentWords(normalizeWords(mainPart(gold))), contentWords(normalizeWords(mainPart(pred)))
+	if len(gm) == 0 || len(pm) == 0 {
+		return v
+	}
+	if unmatched(gm, pa) && unmatched(pm, ga) {
+		return Verdict{Rule: RuleDiffers, Detail: quote(mainPart(gold)) + " and " + quote(mainPart(pred)) + " are different names"}
+	}
+	return v
+}
+
+// mainPart is a name up to its first comma.
+func mainPart(s string) string {
+	head, _, _ := strings.Cut(s, ",")
+	return head
+}
+
+// contentWords drops link words.
+func contentWords(ws []string) []string {
+	out := ws[:0:0]
+	for _, w := range ws {
+		if !isLinkWord(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// unmatched reports whether a word of a is stood for by no word of b
+// (see compareNames).
+func unmatched(a, b []string) bool {
+	for i := range a {
+		if !standsFor(a, i, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// standsFor reports whether a word of b stands for a[i]: the same word
+// (or with an "s": a plural, or a possessive "McDonald's"), an initial or
+// a truncation of it (or it of the word), the initials of
+// consecutive words of a covering i, or a[i] the initials of consecutive
+// words of b.
+func standsFor(a []string, i int, b []string) bool {
+	w := a[i]
+	for _, x := range b {
+		if w == x || w+"s" == x || x+"s" == w || shortFor(w, x) || shortFor(x, w) || initialsOver(x, a, i) {
+			return true
+		}
+	}
+	for k := range b {
+		if initialsOver(w, b, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// shortFor reports whether s is an initial of w, or a truncation of w of
+// four letters or more and at least two letters shorter ("fran" of
+// "francisco", "chris" of "christopher"; not "chen" of "cheng", nor "new"
+// of "newark").
+func shortFor(s, w string) bool {
+	rs, rw := []rune(s), []rune(w)
+	return len(rs) < len(rw) && (len(rs) == 1 || len(rs) >= 4 && len(rw)-len(rs) >= 2) && strings.HasPrefix(w, s)
+}
+
+// initialsOver reports whether acr (two to five letters) spells the
+// initials of consecutive words of ws, one of them ws[i].
+func initialsOver(acr string, ws []string, i int) bool {
+	ra := []rune(acr)
+	if len(ra) < 2 || len(ra) > 5 {
+		return false
+	}
+	for start := max(0, i-len(ra)+1); start <= i && start+len(ra) <= len(ws); start++ {
+		ok := true
+		for k, r := range ra {
+			if []rune(ws[start+k])[0] != r {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // compareText decides free text: a contradicted hard fact fails it (see
 // Contradictions); equal words pass; the rest needs the embedding.
 func compareText(gold, pred string) Verdict {
