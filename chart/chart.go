@@ -320,9 +320,15 @@ func ticks(lo, hi float64, n int) []float64 {
 			step = m * pow
 		}
 	}
+	first, last := math.Ceil(lo/step-1e-9), math.Floor(hi/step+1e-9)
+	if math.Max(math.Abs(first), math.Abs(last)) > 1<<52 {
+		// A range too narrow for float64 to step through (1 to the next
+		// float, as when every score is equal): no round ticks, only lo.
+		return []float64{lo}
+	}
 	var out []float64
-	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
-		v := i * step
+	for k := 0; k <= int(last-first); k++ {
+		v := (first + float64(k)) * step
 		if math.Abs(v) < step*1e-9 {
 			v = 0
 		}

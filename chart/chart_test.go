@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -24,6 +25,8 @@ func TestTicks(t *testing.T) {
 		{-0.13, 0.97, 6, []float64{-0.2 + 0.2, 0.2, 0.4, 0.6, 0.8}},
 		{0.3, 0.31, 5, []float64{0.3, 0.302, 0.304, 0.306, 0.308, 0.31}},
 		{1, 1, 5, nil},
+		{1, math.Nextafter(1, 2), 6, []float64{1}}, // every score equal: once an endless loop
+		{-1e-300, 1e-300, 5, []float64{-8e-301, -4e-301, 0, 4e-301, 8e-301}},
 		{2, 1, 5, nil},
 	}
 	for _, tt := range tests {
