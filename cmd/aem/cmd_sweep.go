@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -36,7 +37,7 @@ func (o *sweepOptions) addFlags(fs *flagSet) {
 	cal.IntVar(&o.minLabels, "min-labels", d.MinLabels, "labels a field or sub-metric needs for a threshold of its own")
 	cal.IntVar(&o.minPerClass, "min-per-class", d.MinPerClass, "of which at least this many of each class")
 	cal.BoolVar(&o.fit, "fit", false, "also fit the composite scorer (cosine plus lexical evidence) on the same folds, and choose it")
-	cal.BoolVar(&o.acceptWeak, "accept-weak", false, "exit 0 even when the fit is no better than a trivial rule (the warning stays)")
+	cal.BoolVar(&o.acceptWeak, "accept-weak", false, "exit 0 even when the fit is no better than a trivial rule or rests on too few labels (the warning stays)")
 	st := fs.own(topicStatistics)
 	st.IntVar(&o.folds, "folds", d.Folds, "k of the k-fold cross-validation by dialog")
 	st.BoolVar(&o.noCV, "no-cv", false, "fit and score on the same rows (in-sample figures, labelled as such)")
@@ -110,7 +111,18 @@ chosen scorer's (cosine_only in summary.json).
 A fit no better than a trivial rule (held-out MCC at most 0.1, ROC-AUC at
 most 0.6, or a threshold at the edge of the scores, so that everything or
 nothing passes) is reported on stderr and in summary.json ("warning"), and
-sweep exits 5 unless --accept-weak; the files are written either way.
+sweep exits 5 unless --accept-weak; the files are written either way. So
+is a threshold that rests on too few labels: fewer than 30 pass or 30 fail
+labels, or a 95% interval of the threshold wider than 0.1 (summary.json
+"shortfall"). The warning says about how many more labels of each class
+would narrow it, and the 'aem review' command that exports the
+comparisons whose scores lie in the interval, where a label narrows it
+most.
+
+Samples are grouped by dialog (with --pairs: by the group column, else
+the row): a dialog's samples are held out together in cross-validation
+and resampled together in the bootstrap, so the figures generalise to new
+dialogs, not to new turns of the same ones.
 
 With --pairs FILE it calibrates on labelled text pairs instead, scored with
 --scorer (the embedding model by default). STS Benchmark files are read
@@ -130,8 +142,8 @@ EXIT STATUS
 	2 usage error; 3 invalid input: a run directory or labels file that
 	does not read, or labels that cannot calibrate (none, one class only,
 	too few for cross-validation: the message says where they went);
-	5 the fit is no better than a trivial rule (files written;
-	--accept-weak exits 0).
+	5 the fit is no better than a trivial rule, or the threshold rests on
+	too few labels (files written; --accept-weak exits 0).
 
 EXAMPLES
 	aem sweep out
@@ -217,8 +229,13 @@ func runSweep(ctx context.Context, env *Env, o sweepOptions, opts sweep.Options,
 		return err
 	}
 	printSweep(env, sum, files)
-	if res.Weak() != nil && !o.acceptWeak {
-		return fmt.Errorf("%w: see the warning above; the files are written, --accept-weak exits 0", sweep.ErrWeak)
+	if o.acceptWeak {
+		return nil
+	}
+	for _, err := range []error{res.Weak(), res.FewLabels()} {
+		if err != nil {
+			return fmt.Errorf("%w: see the warning above; the files are written, --accept-weak exits 0", errors.Unwrap(err))
+		}
 	}
 	return nil
 }

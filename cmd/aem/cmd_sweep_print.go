@@ -17,7 +17,12 @@ import (
 func printSweep(env *Env, s *sweepio.Summary, files []string) {
 	r := s.Result
 	l := r.Labels
-	fmt.Fprintf(env.Stdout, "%d labelled samples from %d groups (%d pass, %d fail, %d graded); scorer %s\n", l.Samples, l.Groups, l.Positive, l.Negative, l.Graded, s.Scorer)
+	unit, why := "dialogs", "dialogs are the unit of cross-validation and of the bootstrap: a dialog's samples are held out and resampled together"
+	if s.Mode == "pairs" {
+		unit, why = "groups", "groups (the group column, else each row) are the unit of cross-validation and of the bootstrap"
+	}
+	fmt.Fprintf(env.Stdout, "%d labelled samples from %d %s (%d pass, %d fail, %d graded); scorer %s\n(%s)\n",
+		l.Samples, l.Groups, unit, l.Positive, l.Negative, l.Graded, s.Scorer, why)
 	if s.Run != nil && len(s.Run.Excluded) > 0 {
 		var parts []string
 		for _, k := range sortedStrings(s.Run.Excluded) {
@@ -114,6 +119,9 @@ func printSweep(env *Env, s *sweepio.Summary, files []string) {
 	if err := r.Weak(); err != nil {
 		fmt.Fprintf(env.Stderr, "aem sweep: warning: %v\n", err)
 	}
+	if err := r.FewLabels(); err != nil {
+		fmt.Fprintf(env.Stderr, "aem sweep: warning: %v%s\n", err, nextLabels(s))
+	}
 	if len(files) > 0 {
 		names := make([]string, len(files))
 		for i, f := range files {
@@ -201,4 +209,26 @@ func printGroups(env *Env, scope string, groups map[string]*sweep.GroupResult) {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", k, g.Labels.Binary, th, auc, comp)
 	}
 	tw.Flush()
+}
+
+// nextLabels says where to find the comparisons to label next when the
+// threshold rests on too few labels: for a run, the 'aem review' command
+// that exports those whose scores lie in the threshold's interval (or
+// within 0.1 of it without one), where a label narrows it most.
+func nextLabels(s *sweepio.Summary) string {
+	r := s.Result
+	if s.Mode != "run" {
+		return "; label more pairs, above all ones whose scores lie near the threshold; --accept-weak keeps the result anyway"
+	}
+	lo, hi := r.Threshold.Value-sweep.MaxTrustedWidth, r.Threshold.Value+sweep.MaxTrustedWidth
+	if r.ScoredBy == sweep.ScoredByComposite && r.CosineOnly != nil && r.CosineOnly.Threshold != nil {
+		// The run's scores are cosines: look around the cosine's threshold.
+		lo, hi = r.CosineOnly.Threshold.Value-sweep.MaxTrustedWidth, r.CosineOnly.Threshold.Value+sweep.MaxTrustedWidth
+	} else if f := r.Shortfall; f.Low != nil && *f.High > *f.Low {
+		lo, hi = *f.Low, *f.High
+	}
+	lo, hi = max(lo, -1), min(hi, 1)
+	return fmt.Sprintf(".\n  To pick the turns to label next: aem review %s --band %.3f:%.3f --html review.html\n"+
+		"  (the comparisons whose scores lie there, where a label narrows the threshold most), label them in the page, then\n"+
+		"  aem sweep %s --labels review-labelled.jsonl. --accept-weak keeps this result anyway", s.Input, lo, hi, s.Input)
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestSweepCommandRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"120 labelled samples from 30 groups", "cross-validated (5 folds", "threshold", "f1", "roc_auc", "verdict kappa", "truthfulness.values", "thresholds.json, sweep.png, sweep.svg, summary.json into " + filepath.Join(dir, "sweep")} {
+	for _, want := range []string{"120 labelled samples from 30 dialogs", "cross-validated (5 folds", "threshold", "f1", "roc_auc", "verdict kappa", "truthfulness.values", "thresholds.json, sweep.png, sweep.svg, summary.json into " + filepath.Join(dir, "sweep")} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
@@ -120,6 +121,65 @@ func TestSweepCommandWeak(t *testing.T) {
 	if _, stderr, err = runSweepCmd(t, dir, "--bootstrap", "0", "--accept-weak"); err != nil || !strings.Contains(stderr, "no better than a trivial rule") {
 		t.Errorf("--accept-weak: %v; stderr %q", err, stderr)
 	}
+}
+
+// TestSweepFewLabelsReview: on a handful of labels sweep exits 5 and its
+// advice names an aem review command that works as given and exports the
+// comparisons inside the threshold's interval.
+func TestSweepFewLabelsReview(t *testing.T) {
+	n := 0
+	dir := writeLabelledRun(t, func(s float64, _ *rand.Rand) bool { return s >= 0.55 })
+	keep := writeRunWithLabels(t, dir, func(*rundir.TurnRow) bool { // the first 10 labels
+		n++
+		return n <= 10
+	})
+	_, stderr, err := runSweepCmd(t, keep, "--bootstrap", "200")
+	if !errors.Is(err, sweep.ErrFewLabels) || errorStatus(err) != exitWeak {
+		t.Fatalf("err = %v (status %d), want ErrFewLabels (status %d)\n%s", err, errorStatus(err), exitWeak, stderr)
+	}
+	m := regexp.MustCompile(`aem review (\S+) --band (\S+) --html review.html`).FindStringSubmatch(stderr)
+	if m == nil || m[1] != keep {
+		t.Fatalf("no aem review command for %s in\n%s", keep, stderr)
+	}
+	var out, errb bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	reviewFile := filepath.Join(t.TempDir(), "review.jsonl")
+	if err := runCommand(context.Background(), env, cmdReview(), []string{m[1], "--band", m[2], "-o", reviewFile}); err != nil {
+		t.Fatalf("aem review %s --band %s: %v\n%s", m[1], m[2], err, errb.String())
+	}
+	if !regexp.MustCompile(`wrote [1-9][0-9]* items`).MatchString(out.String()) {
+		t.Errorf("aem review --band %s exported nothing:\n%s", m[2], out.String())
+	}
+}
+
+// writeRunWithLabels rewrites the run in dir into a new one in which only
+// the turns keep accepts keep their human label, each turn with the texts
+// its field compared.
+func writeRunWithLabels(t *testing.T, dir string, keep func(*rundir.TurnRow) bool) string {
+	t.Helper()
+	rd, err := rundir.Open(context.Background(), dir, rundir.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var rows []rundir.TurnRow
+	for row, err := range rd.Turns(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !keep(&row) {
+			row.HumanLabel = nil
+		}
+		// The texts compared, for aem review to show.
+		gold, pred := `{"city": "Boston"}`, fmt.Sprintf(`{"city": "Boston %d"}`, len(rows))
+		row.GoldArgs, row.PredictArgs = &gold, &pred
+		rows = append(rows, row)
+	}
+	out := t.TempDir()
+	if _, err := rundir.WriteRows(out, rundir.Summary{Scorer: "lexical"}, rows, nil); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func TestSweepCommandFitPairs(t *testing.T) {

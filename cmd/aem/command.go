@@ -195,10 +195,10 @@ EXIT STATUS
 	input or a run's file in the way); 3 invalid input (a bad row, column
 	or file, an input without turns, an incomplete run directory, a
 	damaged checkpoint); 4 regression found (compare --fail-on-regression);
-	5 calibration no better than a trivial rule (sweep, without
-	--accept-weak); 6 stopped at the judge budget (--judge-max-calls,
-	--judge-max-tokens; resumable with --resume); 130 interrupted (rerun
-	with --resume).
+	5 calibration no better than a trivial rule, or resting on too few
+	labels (sweep, without --accept-weak); 6 stopped at the judge budget
+	(--judge-max-calls, --judge-max-tokens; resumable with --resume); 130
+	interrupted (rerun with --resume).
 `)
 }
 

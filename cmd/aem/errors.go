@@ -43,7 +43,7 @@ func errorStatus(err error) int {
 	switch {
 	case errors.Is(err, compare.ErrRegression):
 		return exitRegression
-	case errors.Is(err, sweep.ErrWeak):
+	case errors.Is(err, sweep.ErrWeak), errors.Is(err, sweep.ErrFewLabels):
 		return exitWeak
 	case errors.Is(err, badinput.ErrInvalid),
 		errors.As(err, new(*sweep.Error)), // labels that cannot calibrate: none, one class, too few

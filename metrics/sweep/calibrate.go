@@ -277,10 +277,13 @@ func fitGlobal(ctx context.Context, res *Result, bs []Sample, in Input, opts Opt
 		return err
 	}
 	res.JudgeBand, res.Warnings = band, append(res.Warnings, warnings...)
-	if opts.Bootstrap == 0 {
-		return nil
+	if opts.Bootstrap > 0 {
+		if err := bootstrapIntervals(ctx, res, chosen, labels, groups, opts); err != nil {
+			return err
+		}
 	}
-	return bootstrapIntervals(ctx, res, chosen, labels, groups, opts)
+	res.Shortfall = shortfall(countLabels(bs), res.Threshold, opts.Level)
+	return nil
 }
 
 // weakness says why a fit is no better than a trivial rule, or "".

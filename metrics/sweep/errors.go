@@ -29,6 +29,9 @@ var (
 	// ErrWeak means the fit is no better than a trivial rule (see
 	// Result.Weak).
 	ErrWeak = errors.New("the calibration is no better than a trivial rule")
+	// ErrFewLabels means the chosen threshold rests on too few labels to
+	// be relied on (see Result.Shortfall).
+	ErrFewLabels = errors.New("too few labels to rely on the threshold")
 )
 
 // Error is a calibration problem caused by the input, with what was found

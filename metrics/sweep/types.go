@@ -266,6 +266,10 @@ type Result struct {
 	// Warning says why the fit is no better than a trivial rule (see
 	// WeakMCC); empty when it is not weak.
 	Warning string `json:"warning,omitempty"`
+	// Shortfall is set when the threshold rests on too few labels to be
+	// relied on (see MinTrustedPerClass and MaxTrustedWidth), with how
+	// many more labels of each class would close the gap.
+	Shortfall *Shortfall `json:"shortfall,omitempty"`
 	// Threshold is the threshold fitted on all labelled samples, with a
 	// bootstrap interval of the refitted threshold (the cosine's only: the
 	// composite is not refitted per replicate).
@@ -309,6 +313,18 @@ func (r *Result) Weak() error {
 	if r.Warning == "" {
 		return nil
 	}
-	return &Error{Err: ErrWeak, Detail: strings.TrimPrefix(r.Warning, weakPrefix),
-		Fix: "look at the disagreements (aem show), label more turns of the rarer class, or fit the composite (--fit), which sees numbers, names and negations the cosine misses; --accept-weak keeps the result anyway"}
+	fix := "look at the disagreements (aem show), label more turns of the rarer class"
+	if r.ScoredBy != ScoredByComposite {
+		fix += ", or fit the composite (--fit), which sees numbers, names and negations the cosine misses"
+	}
+	return &Error{Err: ErrWeak, Detail: strings.TrimPrefix(r.Warning, weakPrefix), Fix: fix + "; --accept-weak keeps the result anyway"}
+}
+
+// FewLabels returns an *Error wrapping ErrFewLabels when the threshold
+// rests on too few labels (Shortfall is set), nil otherwise.
+func (r *Result) FewLabels() error {
+	if r.Shortfall == nil || r.Threshold == nil {
+		return nil
+	}
+	return r.Shortfall.Error(r.Threshold.Value)
 }
