@@ -129,10 +129,10 @@ func (a axes) py(y float64) float64 {
 
 // frame draws the title, the y grid and tick labels, the x axis label and
 // the y axis label, and returns the plotting area. bottom is the room below
-// the area for x tick labels.
-func frame(c canvas, f *fonts, r rect, title, xlabel, ylabel string, ymin, ymax, bottom float64) (axes, []float64) {
+// the area for x tick labels, minLeft the least room left of it.
+func frame(c canvas, f *fonts, r rect, title, xlabel, ylabel string, ymin, ymax, bottom, minLeft float64) (axes, []float64) {
 	yt := ticks(ymin, ymax, 5)
-	left := float64(14 + labelSize + 8)
+	left := math.Max(float64(14+labelSize+8), minLeft)
 	for _, v := range yt {
 		left = math.Max(left, 14+labelSize+10+f.width(tickLabel(v, yt), tickSize))
 	}
@@ -166,7 +166,7 @@ func (l Lines) draw(c canvas, f *fonts, r rect) {
 	if ymin >= ymax {
 		ymin, ymax = dataRange(l.Series, func(s Series) []float64 { return s.Y })
 	}
-	a, _ := frame(c, f, r, l.Title, l.XLabel, l.YLabel, ymin, ymax, tickSize+10)
+	a, _ := frame(c, f, r, l.Title, l.XLabel, l.YLabel, ymin, ymax, tickSize+10, 0)
 	a.xmin, a.xmax = xmin, xmax
 	xt := ticks(xmin, xmax, 6)
 	for _, v := range xt {
@@ -209,13 +209,14 @@ func (b Bars) draw(c canvas, f *fonts, r rect) {
 	for _, g := range b.Groups {
 		longest = math.Max(longest, f.width(g, tickSize))
 	}
-	bottom := tickSize + 10.0
+	bottom, minLeft := tickSize+10.0, 0.0
 	slot := (r.w - 80) / float64(max(1, len(b.Groups)))
 	if longest > slot*0.95 {
 		rotate = true
 		bottom = longest*math.Sin(math.Pi/6) + tickSize + 10
+		minLeft = rotatedRoom(f, b.Groups, r.w-10)
 	}
-	a, _ := frame(c, f, r, b.Title, "", b.YLabel, 0, ymax, bottom)
+	a, _ := frame(c, f, r, b.Title, "", b.YLabel, 0, ymax, bottom, minLeft)
 	a.xmin, a.xmax = -0.5, float64(len(b.Groups))-0.5
 	n := float64(max(1, len(b.Series)))
 	barW := math.Min(0.7*a.area.w/float64(max(1, len(b.Groups)))/n, 48)
@@ -242,6 +243,23 @@ func (b Bars) draw(c canvas, f *fonts, r rect) {
 		items = append(items, legendItem{s.Name, s.Color, nil, false, true})
 	}
 	legend(c, f, a.area, TopRight, items)
+}
+
+// rotatedRoom is the room left of the plotting area that keeps every
+// label, rotated 30 degrees and ending under its bar, inside the chart: a
+// long label under one of the first bars reaches back past the area's
+// left edge. w is the chart's width less the area's right margin; the
+// bars sit at the middles of equal slots of what the room leaves.
+func rotatedRoom(f *fonts, groups []string, w float64) float64 {
+	n := float64(len(groups))
+	room := 0.0
+	for j, g := range groups {
+		at := (float64(j) + 0.5) / n // where the bar sits, as a share of the area
+		reach := f.width(g, tickSize)*math.Cos(math.Pi/6) + 4
+		// left + at*(w-left) >= reach
+		room = math.Max(room, (reach-at*w)/(1-at))
+	}
+	return room
 }
 
 type legendItem struct {

@@ -143,3 +143,32 @@ func TestPNG(t *testing.T) {
 		os.WriteFile(out, data, 0o644)
 	}
 }
+
+// TestRotatedLabelsInside: the first bar's rotated label, the longest,
+// stays inside the figure (issue 29: inconsistent_parameter_values ran
+// off its left edge).
+func TestRotatedLabelsInside(t *testing.T) {
+	groups := []string{"inconsistent_parameter_values", "prior_action_failed", "incomplete_response", "action_mismatch",
+		"missing_parameters", "missing_turn", "tool_mismatch", "unexpected_turn"}
+	values := []float64{9, 5, 2, 1, 1, 1, 1, 1}
+	for _, width := range []float64{560, 720, 900} {
+		fig := Figure{Width: width, Height: 340, Charts: []Chart{Bars{Title: "Failed turns by reason", YLabel: "turns", Groups: groups,
+			Series: []BarSeries{{Name: "root cause", Values: values, Color: SeriesColor(3)}}}}}
+		data, err := fig.PNG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Min.X+3; x++ {
+				if r, g, bl, _ := img.At(x, y).RGBA(); r != 0xffff || g != 0xffff || bl != 0xffff {
+					t.Fatalf("width %g: a label reaches the left edge at (%d, %d)", width, x, y)
+				}
+			}
+		}
+	}
+}

@@ -110,6 +110,7 @@ func TestReportInBrowser(t *testing.T) {
 	if !strings.HasPrefix(shown, "1 of ") {
 		t.Errorf("searching 'weather' shows %q, want 1 of the list", shown)
 	}
+	readable(t, p)
 	if errs := p.Errors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
@@ -182,10 +183,90 @@ func TestReportSectionsInBrowser(t *testing.T) {
 	screenshot(t, p, "#breakdown", "report-breakdown.png")
 	screenshot(t, p, "#causes", "report-causes.png")
 	screenshot(t, p, "#thresholds", "report-thresholds.png")
+	readable(t, p)
 	if errs := p.Errors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
 	if got := p.Fetched(url); len(got) > 0 {
 		t.Errorf("the page requested %q", got)
+	}
+}
+
+// internalNotation matches the anchors' internal notation
+// (features.Anchors: n25.5, d-06-03, d2024-06-03, t15:00), which the page
+// must write as people do (25.5, June 3, 15:00).
+var internalNotation = `/(^|[^\w.])(n-?\d|d-\d\d-\d\d|d\d{4}-\d\d-\d\d|t\d\d:\d\d)/`
+
+// readable checks what the page shows: no internal notation in its text,
+// and every chart's text inside its chart.
+func readable(t *testing.T, p *browsertest.Page) {
+	t.Helper()
+	leak, err := browsertest.Eval[string](p, `(function(){var m=document.body.innerText.match(`+internalNotation+`);return m?m[0]:""})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leak != "" {
+		t.Errorf("the page shows internal notation %q", leak)
+	}
+	clipped, err := browsertest.Eval[[]string](p, `Array.from(document.querySelectorAll("figure svg")).flatMap(function(s){
+		var b=s.getBoundingClientRect();
+		return Array.from(s.querySelectorAll("text")).filter(function(e){
+			var r=e.getBoundingClientRect();
+			return r.left<b.left-0.5||r.right>b.right+0.5||r.top<b.top-0.5||r.bottom>b.bottom+0.5;
+		}).map(function(e){return e.textContent});
+	})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clipped) > 0 {
+		t.Errorf("chart labels outside their chart: %q", clipped)
+	}
+}
+
+// TestReportWordingInBrowser: a reply that leaves out dates, an amount
+// and a name says so in people's words ("June 3", "$49.99"), and a
+// dialog that scores 1.000 is not tagged "worst".
+func TestReportWordingInBrowser(t *testing.T) {
+	p := browsertest.Open(t)
+	run := scoreRun(t, filepath.Join("testdata", "wording.jsonl"), metrics.DefaultConfig())
+	for _, tt := range []struct {
+		worst int
+		tags  string // the dialog list's tags, in list order
+	}{
+		{worst: 50, tags: ""},     // every dialog listed: no tag says "worst"
+		{worst: 1, tags: "worst"}, // the failing dialog was picked for its score
+		{worst: 2, tags: ""},      // both listed again
+	} {
+		url := writePage(t, run, Options{Worst: tt.worst})
+		if err := p.Do(chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#headline"))); err != nil {
+			t.Fatal(err)
+		}
+		tags, err := browsertest.Eval[string](p, `Array.from(document.querySelectorAll("#dlist .tag")).map(function(e){return e.textContent}).join(" ")`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tags != tt.tags {
+			t.Errorf("--worst %d: tags %q, want %q", tt.worst, tags, tt.tags)
+		}
+	}
+	if err := p.Do(chromedp.Click(chromedp.CSS(`#dlist li[data-id="sale-dates"] a`)), chromedp.WaitVisible(chromedp.CSS(`.dlg[data-id="sale-dates"]`))); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := browsertest.Eval[string](p, `Array.from(document.querySelectorAll('.dlg[data-id="sale-dates"] table.clauses .note')).map(function(e){return e.innerText}).join("\n")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"not covered: the reply does not state “June 3” or “June 7”",
+		"not covered: the reply does not state “$49.99”",
+		"not covered: the reply does not state “25.5”; it does not mention “Boston”",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("the clauses' notes lack %q:\n%s", want, notes)
+		}
+	}
+	readable(t, p)
+	if errs := p.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
 	}
 }

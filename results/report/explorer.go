@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/aem-dev/aem/metrics/features"
 	"github.com/aem-dev/aem/rundir"
 )
 
@@ -122,8 +123,9 @@ func (a *explorerAcc) result(causes []Cause) (out []Dialog, missing []string) {
 			out = append(out, *d)
 		}
 	}
+	selected := a.seq > a.opts.Worst // not every dialog made the list
 	for _, r := range w {
-		r.d.Worst = true
+		r.d.Worst = selected && !r.d.TestPass
 		add(r.d)
 	}
 	for _, d := range a.picked {
@@ -208,7 +210,10 @@ func (a *explorerAcc) turn(t *rundir.TurnRow) Turn {
 			continue
 		}
 		cl := Clause{Field: c.Field, Gold: a.text(&c.Gold), Weight: c.Weight, Covered: c.Covered, Pass: c.Pass, Method: c.Method,
-			Predicted: a.text(c.PredictedText), Score: c.Score, Threshold: c.Threshold, MissingAnchors: c.MissingAnchors}
+			Predicted: a.text(c.PredictedText), Score: c.Score, Threshold: c.Threshold, MissingNames: c.MissingNames}
+		for _, anchor := range c.MissingAnchors {
+			cl.MissingAnchors = append(cl.MissingAnchors, features.Wording(c.Gold, anchor))
+		}
 		if c.ThresholdFrom != nil {
 			cl.From = *c.ThresholdFrom
 		}

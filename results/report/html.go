@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/aem-dev/aem/metrics"
 )
 
 // The page's style and script, inlined into every report.
@@ -88,6 +90,7 @@ var pageFuncs = template.FuncMap{
 	"last":       func(v []float64) float64 { return v[len(v)-1] },
 	"join":       func(v []string) string { return strings.Join(v, ", ") },
 	"causeLabel": CauseLabel,
+	"uncovered":  uncovered,
 	"label": func(l *bool) string {
 		switch {
 		case l == nil:
@@ -145,4 +148,39 @@ func formatMS(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return Format("int", math.Round(v))
+}
+
+// uncovered says why a required gold clause is not covered, in words:
+// which facts or names the reply leaves out when its wording matched,
+// else that nothing matched well enough.
+func uncovered(c Clause) string {
+	if !c.Pass {
+		if c.Method == metrics.MethodMissing {
+			return "not covered: the reply has no clause to compare"
+		}
+		return "not covered: no clause of the reply scores at or above the threshold"
+	}
+	var parts []string
+	if len(c.MissingAnchors) > 0 {
+		parts = append(parts, "the reply does not state "+quoted(c.MissingAnchors, "or"))
+	}
+	if len(c.MissingNames) > 0 {
+		parts = append(parts, "it does not mention "+quoted(c.MissingNames, "or"))
+	}
+	if len(parts) == 0 {
+		return "not covered"
+	}
+	return "not covered: " + strings.Join(parts, "; ")
+}
+
+// quoted lists values in quotation marks: “a”, “b” or “c”.
+func quoted(v []string, conj string) string {
+	q := make([]string, len(v))
+	for i, s := range v {
+		q[i] = "“" + s + "”"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " " + conj + " " + q[len(q)-1]
 }

@@ -166,9 +166,12 @@ type Dialog struct {
 	// nil without trials.
 	TaskPassHatK *float64
 	TaskTrials   *int64
-	Worst        bool // among the Options.Worst lowest scores
-	Named        bool // named in Options.Dialogs
-	Turns        []Turn
+	// Worst marks a failed dialog among the Options.Worst lowest scores
+	// of a run that has more dialogs than that (so the tag says the
+	// dialog was picked for being among the worst).
+	Worst bool
+	Named bool // named in Options.Dialogs
+	Turns []Turn
 	// More counts turns left out (Options.MaxTurns).
 	More int
 }
@@ -216,15 +219,20 @@ type Field struct {
 
 // Clause is one required gold clause of an explorer reply.
 type Clause struct {
-	Field, Gold    string
-	Weight         float64
-	Covered, Pass  bool
-	Method         string
-	Predicted      string // the best predicted clause
-	Score          *float64
-	Threshold      *float64
-	From           string
+	Field, Gold   string
+	Weight        float64
+	Covered, Pass bool
+	Method        string
+	Predicted     string // the best predicted clause
+	Score         *float64
+	Threshold     *float64
+	From          string
+	// MissingAnchors are the numbers, dates, times and codes of the
+	// clause the reply does not state, as the clause words them ("June
+	// 3", "$49.99"; features.Wording); MissingNames the names it does not
+	// mention.
 	MissingAnchors []string
+	MissingNames   []string
 }
 
 func ratio(a, b int) float64 {
