@@ -62,6 +62,59 @@ func (t Texts) Compared(field string) (gold, pred string, ok bool) {
 	return gs, ps, isText
 }
 
+// Sides returns what the field score named field compared, each side as
+// JSON text ("revenue" in quotes, 89, [1,2]: a string and a number that
+// read alike stay apart), with no HTML escaping; ok is false for a side
+// that has no value there (a parameter left out, a turn without that
+// side). field is a parameter's path ("tool.action.param.sub[0]") or
+// "response" (the replies, as JSON strings).
+func (t Texts) Sides(field string) (gold, pred string, goldOK, predOK bool) {
+	if field == "response" {
+		gold, goldOK = jsonText(t.GoldResponse)
+		pred, predOK = jsonText(t.PredictResponse)
+		return gold, pred, goldOK, predOK
+	}
+	if t.GoldToolID == nil || t.GoldAction == nil {
+		return "", "", false, false
+	}
+	base := metrics.Call{ToolID: *t.GoldToolID, Action: *t.GoldAction}.FieldBase()
+	rest, found := strings.CutPrefix(field, base+".")
+	if !found {
+		return "", "", false, false
+	}
+	side := func(args *string) (string, bool) {
+		if args == nil {
+			return "", false
+		}
+		v, ok := valueAt(*args, rest)
+		if !ok {
+			return "", false
+		}
+		return jsonText(v)
+	}
+	gold, goldOK = side(t.GoldArgs)
+	pred, predOK = side(t.PredictArgs)
+	return gold, pred, goldOK, predOK
+}
+
+// jsonText is v as compact JSON without HTML escaping; a nil *string
+// has none.
+func jsonText(v any) (string, bool) {
+	if s, ok := v.(*string); ok {
+		if s == nil {
+			return "", false
+		}
+		v = *s
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
+}
+
 // valueAt finds the value at path ("param", "param.sub[0]") in a JSON
 // object's text. Keys may contain dots: at each object the longest key
 // that the path continues with is taken.

@@ -58,3 +58,34 @@ func TestTextsCompared(t *testing.T) {
 		})
 	}
 }
+
+func TestTextsSides(t *testing.T) {
+	s := func(v string) *string { return &v }
+	call := Texts{Kind: "action", GoldToolID: s("shop"), GoldAction: s("order"),
+		GoldArgs: s(`{"total": 89, "city": "Boston", "items": [1, 2], "note": "a\tb"}`), PredictArgs: s(`{"total": 98.0, "city": "Austin", "extra": true}`)}
+	missing := Texts{Kind: "action", GoldToolID: s("shop"), GoldAction: s("order"), GoldArgs: s(`{"total": 89}`)}
+	reply := Texts{Kind: "response", GoldResponse: s("It is <sunny>."), PredictResponse: s("Sunny today.")}
+	for _, tc := range []struct {
+		name           string
+		t              Texts
+		field          string
+		gold, pred     string
+		goldOK, predOK bool
+	}{
+		{"numbers as written", call, "shop.order.total", "89", "98.0", true, true},
+		{"strings in quotes", call, "shop.order.city", `"Boston"`, `"Austin"`, true, true},
+		{"a control character escaped", call, "shop.order.note", `"a\tb"`, "", true, false},
+		{"an array", call, "shop.order.items", "[1,2]", "", true, false},
+		{"a parameter gold lacks", call, "shop.order.extra", "", "true", false, true},
+		{"no predicted call", missing, "shop.order.total", "89", "", true, false},
+		{"another call's path", call, "weather.get.city", "", "", false, false},
+		{"reply", reply, "response", `"It is <sunny>."`, `"Sunny today."`, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, p, gok, pok := tc.t.Sides(tc.field)
+			if g != tc.gold || p != tc.pred || gok != tc.goldOK || pok != tc.predOK {
+				t.Errorf("Sides(%q) = %q, %q, %v, %v; want %q, %q, %v, %v", tc.field, g, p, gok, pok, tc.gold, tc.pred, tc.goldOK, tc.predOK)
+			}
+		})
+	}
+}

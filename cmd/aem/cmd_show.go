@@ -15,12 +15,14 @@ import (
 type showOptions struct {
 	dialog string
 	limit  int
+	json   bool
 }
 
 func (o *showOptions) addFlags(fs *flagSet) {
 	out := fs.own(topicOutput)
-	out.StringVar(&o.dialog, "dialog", "", "print only this dialog (on dialogs.parquet or a run directory: its compact summary)")
+	out.StringVar(&o.dialog, "dialog", "", "print only this dialog (on a run directory: its compact summary, then its turns as a table)")
 	out.IntVar(&o.limit, "limit", 0, "print at most this many rows (0: all)")
+	out.BoolVar(&o.json, "json", false, "with --dialog on a run directory: the compact summary alone, without the table")
 }
 
 func cmdShow() *Command {
@@ -36,13 +38,20 @@ with the columns in file order, so it can be read without other tools.
 PATH may also be a run directory written by 'aem run' (a local directory or
 a URL such as s3://bucket/runs/nightly): without --dialog it prints
 summary.json; with --dialog it prints that dialog's summary in the compact
-form of the AEM write-up (one line per trial, with the trial and its task's
-pass^k, when the run has trials). An incomplete run is refused (exit
-status 3).
+form of the AEM write-up on its first line (one line per trial, with the
+trial and its task's pass^k, when the run has trials), then its turns:
+turn, role, pass or FAIL (a cascade says from which turn), the reason, and
+for a failed turn each comparison that failed: the field, the gold and
+predicted values (quoted, control characters escaped), the score against
+its threshold and what decided it. On a terminal the turns are an aligned
+table with long values cut; piped, tab-separated values with a header
+line, nothing cut. --json prints the summary line(s) alone. An incomplete
+run is refused (exit status 3).
 
 EXAMPLES
 	aem show out/turns.parquet --limit 5
 	aem show out --dialog sales-report
+	aem show out --dialog sales-report --json | jq .root_cause
 	aem show out/turns.parquet --dialog sales-report | jq .failure_reason
 `,
 		Setup: func(fs *flagSet, env *Env) func(context.Context, []string) error {
@@ -64,10 +73,10 @@ var compactColumns = []string{"success_rate", "test_pass", "first_failure_turn",
 func runShow(ctx context.Context, env *Env, o showOptions, path string) error {
 	opts := batch.ShowOptions{DialogID: o.dialog, Limit: o.limit}
 	file := path
+	var rd *rundir.Run
 	if info, err := os.Stat(path); location.IsURL(path) || err == nil && info.IsDir() {
 		// A run directory: read through rundir, which refuses an incomplete run.
-		rd, err := rundir.Open(ctx, path, rundir.OpenOptions{URLMux: env.blobs()})
-		if err != nil {
+		if rd, err = rundir.Open(ctx, path, rundir.OpenOptions{URLMux: env.blobs()}); err != nil {
 			return err
 		}
 		defer rd.Close()
@@ -90,7 +99,26 @@ func runShow(ctx context.Context, env *Env, o showOptions, path string) error {
 	if n == 0 && o.dialog != "" {
 		return fmt.Errorf("no dialog %q in %s", o.dialog, path)
 	}
-	return nil
+	if rd == nil || o.json {
+		return nil
+	}
+	return printTurns(ctx, env, rd, o.dialog)
+}
+
+// printTurns prints the turns of one dialog of a run as a table (see
+// verdictTable), after a blank line.
+func printTurns(ctx context.Context, env *Env, rd *rundir.Run, dialog string) error {
+	v := verdictTable{tty: env.StdoutTTY, trials: rd.Summary.Trials != nil}
+	for row, err := range rd.Turns(ctx) {
+		if err != nil {
+			return err
+		}
+		if row.DialogID == dialog {
+			v.add(&row)
+		}
+	}
+	fmt.Fprintln(env.Stdout)
+	return v.write(env.Stdout)
 }
 
 func printSummary(env *Env, path string) error {

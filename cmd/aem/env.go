@@ -16,8 +16,8 @@ import (
 )
 
 // Env is everything a command may touch outside its arguments: the
-// streams, whether stderr is a terminal, the environment, the clock and
-// where the install root is searched for. Tests build their own.
+// streams, whether stdout and stderr are terminals, the environment, the
+// clock and where the install root is searched for. Tests build their own.
 //
 // Messages quote what users gave (file names, dialog ids, keys of a
 // thresholds file, a judge's answers): systemEnv's Stderr, and Stdout on a
@@ -28,6 +28,7 @@ type Env struct {
 	Stdin     io.Reader
 	Stdout    io.Writer
 	Stderr    io.Writer
+	StdoutTTY bool
 	StderrTTY bool
 	// StatusLine is where the progress line is redrawn on a terminal: the
 	// stderr stream itself, since the redraw is a control sequence (the
@@ -51,6 +52,7 @@ func systemEnv() *Env {
 		Stdin:        os.Stdin,
 		Stdout:       stdout,
 		Stderr:       visible.NewWriter(os.Stderr),
+		StdoutTTY:    term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY:    term.IsTerminal(int(os.Stderr.Fd())),
 		StatusLine:   os.Stderr,
 		Getenv:       os.Getenv,
