@@ -18,10 +18,12 @@ type compareOptions struct {
 	seed             uint64
 	bootstrap        int
 	permutations     int
+	quiet            bool
 }
 
 func (o *compareOptions) addFlags(fs *flagSet) {
 	d := compare.DefaultOptions()
+	fs.quiet(&o.quiet)
 	fs.own(topicInput).BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare runs scored with different scorers, thresholds, metric settings or golden datasets (recorded in the report)")
 	st := fs.own(topicStatistics)
 	st.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 4 when a candidate is significantly worse overall or on any sub-metric")
@@ -113,7 +115,7 @@ func runCompare(ctx context.Context, env *Env, o compareOptions, dirs []string) 
 		if err := compareio.WriteReport(ctx, o.out, rep); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stderr, "aem: wrote %s, %s, %s and %s\n", filepath.Join(o.out, compareio.JSONFile),
+		fmt.Fprintf(status(env.Stderr, o.quiet), "aem: wrote %s, %s, %s and %s\n", filepath.Join(o.out, compareio.JSONFile),
 			compareio.ParquetFile, compareio.MarkdownFile, compareio.HTMLFile)
 	}
 	if err := compareio.WriteMarkdown(env.Stdout, rep); err != nil {

@@ -9,11 +9,13 @@ import (
 )
 
 type genOptions struct {
-	out string
-	cfg datasets.GenConfig
+	out   string
+	cfg   datasets.GenConfig
+	quiet bool
 }
 
 func (o *genOptions) addFlags(fs *flagSet) {
+	fs.quiet(&o.quiet)
 	def := datasets.DefaultGenConfig()
 	o.cfg = def
 	fs.out(&o.out, "output golden dataset (.parquet)")
@@ -75,6 +77,6 @@ func runGen(ctx context.Context, env *Env, o genOptions) error {
 	if err != nil {
 		return fmt.Errorf("generating %s: %w", o.out, err)
 	}
-	fmt.Fprintf(env.Stdout, "wrote %d dialogs, %d turns to %s\n", o.cfg.Dialogs, turns, o.out)
+	fmt.Fprintf(status(env.Stdout, o.quiet), "wrote %d dialogs, %d turns to %s\n", o.cfg.Dialogs, turns, o.out)
 	return nil
 }

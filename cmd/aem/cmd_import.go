@@ -16,9 +16,11 @@ type importOptions struct {
 	answers string
 	results string
 	pred    predictionOptions
+	quiet   bool
 }
 
 func (o *importOptions) addFlags(fs *flagSet) {
+	fs.quiet(&o.quiet)
 	o.input.addFlags(fs)
 	in := fs.own(topicInput)
 	in.StringVar(&o.from, "from", "", "source format: bfcl (the Berkeley Function Calling Leaderboard's question files); default: a golden dataset")
@@ -102,7 +104,7 @@ func runImport(ctx context.Context, env *Env, o importOptions, input string) err
 	if err != nil {
 		return fmt.Errorf("importing %s: %w", input, err)
 	}
-	fmt.Fprintf(env.Stdout, "wrote %d turns from %s (%s) to %s\n", turns, input, r.Format(), o.out)
+	fmt.Fprintf(status(env.Stdout, o.quiet), "wrote %d turns from %s (%s) to %s\n", turns, input, r.Format(), o.out)
 	return nil
 }
 
@@ -133,6 +135,6 @@ func importJoined(ctx context.Context, env *Env, o importOptions, r *golden.Read
 		return fmt.Errorf("importing %s with predictions %s: %w", r.Path(), o.pred.path, err)
 	}
 	reportJoin(env.Stderr, j.Stats())
-	fmt.Fprintf(env.Stdout, "wrote %d turns from %s joined with %s to %s\n", turns, r.Path(), o.pred.path, o.out)
+	fmt.Fprintf(status(env.Stdout, o.quiet), "wrote %d turns from %s joined with %s to %s\n", turns, r.Path(), o.pred.path, o.out)
 	return nil
 }

@@ -15,6 +15,7 @@ type reportOptions struct {
 	worst   int
 	dialogs string
 	causes  int
+	quiet   bool // -q: no status lines (run passes its own)
 }
 
 // addFlags registers the report's flags, each name after prefix (run's
@@ -88,6 +89,7 @@ EXAMPLES
 	c.Setup = func(fs *flagSet, env *Env) func(context.Context, []string) error {
 		var o reportOptions
 		fs.out(&o.out, "output HTML file (default RUN_DIR/report.html)")
+		fs.quiet(&o.quiet)
 		o.addFlags(fs, "")
 		return func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
@@ -124,13 +126,13 @@ func writeReport(ctx context.Context, env *Env, dir string, o reportOptions, opt
 	if err := report.WriteHTMLFile(o.out, rep, version()); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "aem: wrote %s (%d dialogs in the explorer)\n", o.out, len(rep.Explorer))
+	fmt.Fprintf(status(env.Stderr, o.quiet), "aem: wrote %s (%d dialogs in the explorer)\n", o.out, len(rep.Explorer))
 	if o.png != "" {
 		paths, err := report.WritePNGs(o.png, rep)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stderr, "aem: wrote %d charts into %s\n", len(paths), o.png)
+		fmt.Fprintf(status(env.Stderr, o.quiet), "aem: wrote %d charts into %s\n", len(paths), o.png)
 	}
 	if len(rep.Missing) > 0 {
 		return fmt.Errorf("--dialogs: %s not in %s (the page is written without them; check the ids with 'aem show %s/%s')",

@@ -14,9 +14,11 @@ type reviewOptions struct {
 	out, band, tools, html string
 	near                   float64
 	limit                  int
+	quiet                  bool
 }
 
 func (o *reviewOptions) addFlags(fs *flagSet) {
+	fs.quiet(&o.quiet)
 	in := fs.own(topicInput)
 	in.StringVar(&o.band, "band", "0.4:0.8", "uncertain band LO:HI of the deciding score")
 	in.Float64Var(&o.near, "near", 0, "instead of --band: scores within this distance of their threshold")
@@ -131,9 +133,10 @@ func runReview(ctx context.Context, env *Env, dir string, o reviewOptions, opts 
 	if opts.Near > 0 {
 		what = fmt.Sprintf("scores within %g of their threshold", opts.Near)
 	}
-	fmt.Fprintf(env.Stdout, "%d of %d scorer decisions have %s (%d distinct pairs, %d groups of sub-metric and field)\n",
+	say := status(env.Stdout, o.quiet)
+	fmt.Fprintf(say, "%d of %d scorer decisions have %s (%d distinct pairs, %d groups of sub-metric and field)\n",
 		st.Candidates, st.Compared, what, st.Pairs, st.Strata)
-	fmt.Fprintf(env.Stdout, "wrote %d items to %s, %d of the %d groups represented\n", len(items), o.out, st.Represented, st.Strata)
+	fmt.Fprintf(say, "wrote %d items to %s, %d of the %d groups represented\n", len(items), o.out, st.Represented, st.Strata)
 	if st.Represented < st.Strata {
 		fmt.Fprintf(env.Stderr, "aem: --limit %d leaves %d groups without an item; raise it to represent every one\n", opts.Limit, st.Strata-st.Represented)
 	}
@@ -144,7 +147,7 @@ func runReview(ctx context.Context, env *Env, dir string, o reviewOptions, opts 
 		if err := review.WriteHTML(o.html, o.out, items); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "wrote the labelling page %s (open it in a browser; it downloads %s)\n", o.html,
+		fmt.Fprintf(say, "wrote the labelling page %s (open it in a browser; it downloads %s)\n", o.html,
 			strings.TrimSuffix(filepath.Base(o.out), filepath.Ext(o.out))+"-labelled.jsonl")
 	}
 	return nil

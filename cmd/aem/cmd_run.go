@@ -57,7 +57,7 @@ func (o *runOptions) addFlags(fs *flagSet) {
 	out.StringVar(&o.otelOut, "otel-out", "", "also write the verdicts as OpenTelemetry gen_ai.evaluation.result events (OTLP JSON logs) to this local file")
 	out.BoolVar(&o.report, "report", false, "also write the HTML run report, OUTDIR/report.html (see 'aem help report')")
 	o.reportOpts.addFlags(fs, "report-")
-	fs.shared(topicOutput).BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	fs.quiet(&o.quiet)
 	scale := fs.own(topicScale)
 	scale.StringVar(&o.shard, "shard", "", "evaluate only shard I of N (I/N, 0-based); default from JOB_COMPLETION_INDEX/JOB_COMPLETIONS when set")
 	scale.StringVar(&o.spillDir, "spill-dir", "", "where unsorted input is grouped on disk (default: the system temp dir)")
@@ -269,7 +269,7 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) (err erro
 		if err != nil {
 			return usagef(lookup("run"), "%w", err)
 		}
-		o.reportOpts.out = filepath.Join(o.out, report.HTMLFile)
+		o.reportOpts.out, o.reportOpts.quiet = filepath.Join(o.out, report.HTMLFile), o.quiet
 		if err := writeReport(ctx, env, o.out, o.reportOpts, opts); err != nil {
 			return err
 		}
@@ -286,7 +286,9 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) (err erro
 		if err != nil {
 			return fmt.Errorf("writing evaluation events to %s: %w", o.otelOut, err)
 		}
-		fmt.Fprintf(env.Stderr, "aem: wrote %d evaluation events to %s\n", n, o.otelOut)
+		if !o.quiet {
+			fmt.Fprintf(env.Stderr, "aem: wrote %d evaluation events to %s\n", n, o.otelOut)
+		}
 	}
 	return nil
 }

@@ -88,6 +88,24 @@ func (s *flagSet) out(p *string, usage string) {
 	o.StringVar(p, "out", "", "same as -o")
 }
 
+// quiet registers -q with --quiet as its long form (AEM_QUIET), under
+// OUTPUT: no progress and no status lines (what was written where);
+// errors, warnings and the command's results still print.
+func (s *flagSet) quiet(p *bool) {
+	o := s.shared(topicOutput)
+	o.BoolVar(p, "q", false, "no progress or status lines (what was written where); errors, warnings and results still print")
+	o.BoolVar(p, "quiet", false, "same as -q")
+}
+
+// status is where a command's status lines (what it wrote where) go: w,
+// or nowhere with -q.
+func status(w io.Writer, quiet bool) io.Writer {
+	if quiet {
+		return io.Discard
+	}
+	return w
+}
+
 // given reports whether the flag name was set, on the command line or by
 // its environment variable.
 func (s *flagSet) given(name string) bool {
