@@ -245,6 +245,9 @@ func exitStatus(env *Env, err error) int {
 		return exitUsage
 	}
 	fmt.Fprintf(env.Stderr, "aem: %v\n", err)
+	if hint := exampleHint(err); hint != "" {
+		fmt.Fprintf(env.Stderr, "aem: %s\n", hint)
+	}
 	return errorStatus(err)
 }
 

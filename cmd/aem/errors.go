@@ -2,6 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/aem-dev/aem/batch"
 	"github.com/aem-dev/aem/embed"
@@ -57,4 +61,23 @@ func errorStatus(err error) int {
 		return exitUsage
 	}
 	return exitError
+}
+
+// exampleDir is where the bundled example lives in aem's source checkout;
+// the README's examples read it by this relative path.
+const exampleDir = "datasets/example"
+
+// exampleHint says where to run a README example from when err is a
+// file of the bundled example that is not there: the example ships with
+// the source checkout, not with an installed aem. "" otherwise.
+func exampleHint(err error) string {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	p := filepath.ToSlash(filepath.Clean(pe.Path))
+	if !strings.HasPrefix(p, exampleDir+"/") {
+		return ""
+	}
+	return fmt.Sprintf("%s/ is the bundled example of aem's source checkout, and this directory has none: run the README's examples from the checkout's root (git clone the aem repository and cd into it), or give the path of your checkout's %s/", exampleDir, exampleDir)
 }
