@@ -20,6 +20,8 @@
 //	  internal/browsertest  headless Chromium for the pages' tests (test-only)
 //	  internal/s3test       a real S3 server and a fault proxy (test-only)
 //	  internal/blobtest     a blob.Bucket as a driver, for tests' stores
+//	  internal/longtest     whether the long forms of tests run
+//	                        (AEM_TEST_LONG=1: scripts/test --long, CI)
 //	1 pure logic, no I/O
 //	  metrics      the metric itself: per-turn checks, attribution of root
 //	               causes and cascades, composition into dialog scores. It

@@ -12,7 +12,7 @@ import (
 // within cosine 0.99 of the float32 model on every reference sentence
 // (ORT), and the go backend (which runs its int8 layers in float32)
 // within 0.999 of ORT's integer kernels (under -race on goReferenceSubset;
-// scripts/test's second pass checks them all).
+// scripts/test --long's second pass checks them all).
 func TestInt8Model(t *testing.T) {
 	refs := referenceVectors(t)
 	var texts, goTexts []string

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/aem-dev/aem/home/hometest"
+	"github.com/aem-dev/aem/internal/longtest"
 )
 
 // useLiteDir returns the installed default model, or skips.
@@ -68,7 +69,7 @@ func referenceVectors(t testing.TB) []referenceSentence {
 
 // goReferenceSubset is the reference sentences the go backend checks
 // under -race: every 8th and the empty string (all of them without -race,
-// which scripts/test's second pass runs).
+// which scripts/test --long's second pass runs).
 func goReferenceSubset(refs []referenceSentence) []referenceSentence {
 	if !raceEnabled {
 		return refs
@@ -262,11 +263,14 @@ func TestRankCorrelations(t *testing.T) {
 
 // The whole path (ORT, USE-lite, Scorer) reproduces the reference model's
 // STS-B dev correlations with the float32 model (Spearman 78.39, Pearson
-// 78.26, x100), and the int8 model stays within 1 point (0.01) of them.
+// 78.26, x100), and the int8 model stays within 1 point (0.01) of them. A
+// long test (the paths it takes are the other tests' too): scripts/test
+// --long and CI run it.
 func TestUSELiteSTSBenchmark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("STS-B: 1500 pairs through the model; skipped under -short")
 	}
+	longtest.Require(t, "STS-B: 3000 embeddings of 1500 pairs against the pinned correlations")
 	rows := readSTSB(t)
 	if len(rows) != 1500 {
 		t.Fatalf("%d STS-B rows, want 1500", len(rows))

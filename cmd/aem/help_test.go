@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/aem-dev/aem/internal/longtest"
 )
 
 // TestREADMECoversCommands catches stale docs: every command has a section
@@ -218,7 +220,7 @@ func TestREADMEVariablesExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := map[string]bool{"AEM_HOME": true, "AEM_JUDGE_API_KEY": true, "AEM_TEST_REQUIRE_INSTALL": true, "AEM_CHROMIUM": true,
+	known := map[string]bool{"AEM_HOME": true, "AEM_JUDGE_API_KEY": true, "AEM_TEST_REQUIRE_INSTALL": true, "AEM_CHROMIUM": true, longtest.Env: true,
 		"AEM_FLAG": true, "AEM_COMMAND": true, "AEM_JUDGE": true} // AEM_<FLAG>, AEM_<COMMAND>_<FLAG>, AEM_JUDGE_*
 	for _, fs := range commandFlags(t) {
 		for _, info := range fs.info {
