@@ -31,7 +31,7 @@ type verdictTable struct {
 // maxCell is how many characters of a value a terminal's table shows.
 const maxCell = 40
 
-var tableHeader = []string{"turn", "role", "verdict", "reason", "field", "gold", "predicted", "score", "decided by"}
+var tableHeader = []string{"turn", "role", "verdict", "reason", "field", "kind", "gold", "predicted", "score", "decided by"}
 
 // add adds a turn's lines.
 func (v *verdictTable) add(t *rundir.TurnRow) {
@@ -58,7 +58,7 @@ func (v *verdictTable) add(t *rundir.TurnRow) {
 	}
 	details := failedComparisons(t)
 	if len(details) == 0 {
-		details = [][]string{{"", "", "", "", ""}}
+		details = [][]string{{"", "", "", "", "", ""}}
 	}
 	for i, d := range details {
 		lead := first
@@ -70,7 +70,7 @@ func (v *verdictTable) add(t *rundir.TurnRow) {
 }
 
 // failedComparisons are the turn's failed comparisons, each as field,
-// gold, predicted, score and what decided it: the call's name when it
+// the gold value's kind, gold, predicted, score and what decided it: the call's name when it
 // differs, every value that failed (a missing one too), every extra
 // parameter, and for a reply each required clause it does not cover.
 func failedComparisons(t *rundir.TurnRow) [][]string {
@@ -81,10 +81,10 @@ func failedComparisons(t *rundir.TurnRow) [][]string {
 	texts := rundir.TextsOf(t)
 	gold, pred := callName(t.GoldToolID, t.GoldAction), callName(t.PredictToolID, t.PredictAction)
 	if t.GoldToolID != nil && t.PredictToolID != nil && gold != pred {
-		out = append(out, []string{"tool.action", quote(gold), quote(pred), "", "name"})
+		out = append(out, []string{"tool.action", "", quote(gold), quote(pred), "", "name"})
 	}
 	if (t.GoldArgs == nil && t.GoldResponse == nil) != (t.PredictArgs == nil && t.PredictResponse == nil) {
-		out = append(out, []string{"turn", turnSide(gold, t.GoldArgs, t.GoldResponse), turnSide(pred, t.PredictArgs, t.PredictResponse), "", ""})
+		out = append(out, []string{"turn", "", turnSide(gold, t.GoldArgs, t.GoldResponse), turnSide(pred, t.PredictArgs, t.PredictResponse), "", ""})
 	}
 	base := ""
 	if t.GoldToolID != nil && t.GoldAction != nil {
@@ -102,15 +102,19 @@ func failedComparisons(t *rundir.TurnRow) [][]string {
 		default:
 			g, p = sides(texts, fs.Field)
 		}
-		out = append(out, []string{fs.Field, g, p, score(fs), decidedBy(fs)})
+		kind := ""
+		if fs.Kind != nil {
+			kind = *fs.Kind
+		}
+		out = append(out, []string{fs.Field, kind, g, p, score(fs), decidedBy(fs)})
 	}
 	for _, k := range t.ExtraKeys {
 		g, p := sides(texts, base+k)
-		out = append(out, []string{base + k, g, p, "", "extra"})
+		out = append(out, []string{base + k, "", g, p, "", "extra"})
 	}
 	for _, c := range t.Clauses {
 		if c.Required && !c.Covered {
-			out = append(out, []string{c.Field, quote(c.Gold), side(c.PredictedText), clauseScore(c), c.Method})
+			out = append(out, []string{c.Field, "text", quote(c.Gold), side(c.PredictedText), clauseScore(c), c.Method})
 		}
 	}
 	return out

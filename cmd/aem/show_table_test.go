@@ -25,12 +25,12 @@ func TestShowTableTTY(t *testing.T) {
 			GoldToolID: s("crm"), GoldAction: s("find"), GoldArgs: s(`{"city":"Boston","note":"` + long + `"}`),
 			PredictToolID: s("crm"), PredictAction: s("find"), PredictArgs: s(`{"city":"Bos\tton\u001b[0m","note":"short"}`),
 			FieldScores: []rundir.FieldScoreRow{
-				{Field: "crm.find.city", Method: "semantic", Score: 0.41, Threshold: 0.75, ThresholdFrom: "threshold", By: s("embed")},
-				{Field: "crm.find.note", Method: "semantic", Score: 0.2, Threshold: 0.75, ThresholdFrom: "threshold", By: s("embed")}}},
+				{Field: "crm.find.city", Method: "semantic", Kind: s("name"), Score: 0.41, Threshold: 0.75, ThresholdFrom: "threshold", By: s("embed")},
+				{Field: "crm.find.note", Method: "semantic", Kind: s("text"), Score: 0.2, Threshold: 0.75, ThresholdFrom: "threshold", By: s("embed")}}},
 		{DialogID: "d", TurnNo: 3, Role: "Tool", Kind: "action", FailureReason: s("prior_action_failed"), OwnReason: s("missing_parameters"),
 			CascadeFrom: i(2), GoldToolID: s("crm"), GoldAction: s("list"), GoldArgs: s(`{"id":7}`),
 			PredictToolID: s("crm"), PredictAction: s("list"), PredictArgs: s(`{}`),
-			FieldScores: []rundir.FieldScoreRow{{Field: "crm.list.id", Method: "missing"}}},
+			FieldScores: []rundir.FieldScoreRow{{Field: "crm.list.id", Method: "missing", Kind: s("identifier")}}},
 		{DialogID: "other", TurnNo: 1, Role: "Tool", Kind: "action", Pass: true},
 	}
 	dir := t.TempDir()
@@ -47,11 +47,11 @@ func TestShowTableTTY(t *testing.T) {
 		t.Fatalf("the compact summary is not the first line, then a blank one:\n%s", out.String())
 	}
 	want := []string{
-		"TURN  ROLE  VERDICT              REASON                         FIELD          GOLD                                       PREDICTED            SCORE          DECIDED BY",
+		"TURN  ROLE  VERDICT              REASON                         FIELD          KIND        GOLD                                       PREDICTED            SCORE          DECIDED BY",
 		"1     Tool  pass",
-		`2     Tool  FAIL (root cause)    inconsistent_parameter_values  crm.find.city  "Boston"                                   "Bos\tton\u001b[0m"  0.410 < 0.750  semantic (embed)`,
-		`                                                                crm.find.note  "very long value very long value very l…"  "short"              0.200 < 0.750  semantic (embed)`,
-		"3     Tool  cascade from turn 2  prior_action_failed            crm.list.id    7                                          (missing)                           missing",
+		`2     Tool  FAIL (root cause)    inconsistent_parameter_values  crm.find.city  name        "Boston"                                   "Bos\tton\u001b[0m"  0.410 < 0.750  semantic (embed)`,
+		`                                                                crm.find.note  text        "very long value very long value very l…"  "short"              0.200 < 0.750  semantic (embed)`,
+		"3     Tool  cascade from turn 2  prior_action_failed            crm.list.id    identifier  7                                          (missing)                           missing",
 	}
 	if diff := cmp.Diff(want, lines[2:]); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)

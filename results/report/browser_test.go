@@ -76,8 +76,8 @@ func TestReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(failing, "sales_db.aggregate.metric") || !strings.Contains(failing, "0.750") {
-		t.Errorf("the open dialog's failing fields are %q, want sales_db.aggregate.metric held to 0.750", failing)
+	if !strings.Contains(failing, "sales_db.aggregate.metric\tcategory") || !strings.Contains(failing, "0.750") {
+		t.Errorf("the open dialog's failing fields are %q, want sales_db.aggregate.metric, a category, held to 0.750", failing)
 	}
 	screenshot(t, p, `.dlg[data-id="sales-report-q3"]`, "report-dialog.png")
 	// The cascade arrow of turn 3 leads to its root, turn 2, in the same

@@ -199,6 +199,9 @@ func (a *explorerAcc) turn(t *rundir.TurnRow) Turn {
 		if fs.By != nil {
 			f.By = *fs.By
 		}
+		if fs.Kind != nil {
+			f.ValueKind = *fs.Kind
+		}
 		if fs.JudgeReason != nil {
 			f.JudgeReason = a.text(fs.JudgeReason)
 		}

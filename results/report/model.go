@@ -205,9 +205,12 @@ type Turn struct {
 	HumanLabel *bool
 }
 
-// Field is one compared value of an explorer turn.
+// Field is one compared value of an explorer turn. ValueKind is the gold
+// value's kind (rundir.FieldScoreRow.Kind: "date", "name", ...); "" when
+// the run has none for it.
 type Field struct {
 	Field, Method string
+	ValueKind     string
 	Kind          string // the gold value's kind; "" when the run does not record it
 	Score         float64
 	Threshold     float64
