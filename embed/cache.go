@@ -23,10 +23,11 @@ import (
 // A payload whose length disagrees with its dim is a miss (and is
 // superseded by the next put).
 
-// oldCacheFile is the bbolt file earlier releases kept vectors in. It is
-// never opened (a damaged one crashed every run that read it): its
-// vectors are embedded again once, and a notice asks for it to be deleted.
-const oldCacheFile = "embeddings.bbolt"
+// OldCacheFile is the bbolt file earlier releases kept vectors in, in
+// Options.CacheDir. It is never opened (a damaged one crashed every run
+// that read it): its vectors are embedded again once, and a notice asks
+// for it to be deleted (aem cache prune does).
+const OldCacheFile = "embeddings.bbolt"
 
 // cacheKeyPrefix is hashed before each text; it covers everything besides the
 // text that changes the vector: the padding buckets (the version: v2 has
@@ -63,7 +64,7 @@ func openCache(dir string, maxBytes int64, timeout time.Duration, discardCorrupt
 		return nil, nil, err
 	}
 	notices = dc.Notices()
-	old := filepath.Join(dir, oldCacheFile)
+	old := filepath.Join(dir, OldCacheFile)
 	if st, err := os.Stat(old); err == nil {
 		notices = append(notices, fmt.Sprintf("%s (%d MiB) is an earlier release's cache file, no longer read (its vectors are embedded again once): delete it to free the space", old, st.Size()>>20))
 	}

@@ -193,11 +193,11 @@ func TestDamagedCacheIsEmbeddedAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(cacheDir, oldCacheFile), []byte("bbolt"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cacheDir, OldCacheFile), []byte("bbolt"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e = openTest(t, model, BackendGo, withCache)
-	if notes := strings.Join(e.Stats().CacheNotices, "\n"); !strings.Contains(notes, oldCacheFile) {
+	if notes := strings.Join(e.Stats().CacheNotices, "\n"); !strings.Contains(notes, OldCacheFile) {
 		t.Errorf("notices %q; want the old cache file named", notes)
 	}
 	again, err := e.Embed(context.Background(), texts)

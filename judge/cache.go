@@ -28,10 +28,10 @@ type store interface {
 	dir() string // "" for the in-memory store
 }
 
-// oldCacheFile is the bbolt file earlier releases kept answers in: never
+// OldCacheFile is the bbolt file earlier releases kept answers in: never
 // opened, reported so that it can be deleted (its answers are asked for
 // again once).
-const oldCacheFile = "judgements.bbolt"
+const OldCacheFile = "judgements.bbolt"
 
 // openStore opens the persistent cache in o.CacheDir, or a map without
 // one. notices says what opening the cache found besides answers (see
@@ -50,7 +50,7 @@ func openStore(o Options) (s store, notices []string, err error) {
 		return nil, nil, err
 	}
 	notices = c.Notices()
-	old := filepath.Join(o.CacheDir, oldCacheFile)
+	old := filepath.Join(o.CacheDir, OldCacheFile)
 	if st, err := os.Stat(old); err == nil {
 		notices = append(notices, fmt.Sprintf("%s (%d MiB) is an earlier release's cache file, no longer read (its answers are asked for again once): delete it to free the space", old, st.Size()>>20))
 	}

@@ -209,7 +209,10 @@ func runRun(ctx context.Context, env *Env, o runOptions, input string) (err erro
 			return errors.Join(err, sc.finish(env.Stderr))
 		}
 	}
-	defer sc.finish(env.Stderr)
+	defer func() {
+		sc.finish(env.Stderr)
+		printCacheUsage(status(env.Stderr, o.quiet), sc.caches)
+	}()
 	var judgeLine func(batch.Stats, int64) string
 	var meter batch.JudgeMeter
 	if sc.judge != nil {

@@ -55,6 +55,7 @@ func commands() []*Command {
 		cmdSweep(),
 		cmdCompare(),
 		cmdModels(),
+		cmdCache(),
 	}
 }
 

@@ -99,6 +99,9 @@ type openedScorer struct {
 	// calibration is the shipped calibration open applied (see
 	// thresholds.Default); nil when it applied none.
 	calibration *thresholds.File
+	// caches are the persistent caches the scorer uses, for their size
+	// at the end of a run (see printCacheUsage).
+	caches []cacheDir
 }
 
 // finish closes the scorer, then warns on w about what its caches could
@@ -168,6 +171,9 @@ func (o scorerOptions) open(ctx context.Context, env *Env, file *thresholds.File
 		return nil, errors.Join(err, sc.close())
 	}
 	printCacheNotices(env.Stderr, "judge", sc.judge.Stats().CacheNotices)
+	if dir := sc.judge.Stats().CacheDir; dir != "" {
+		sc.caches = append(sc.caches, cacheDir{what: "judge", dir: dir, bound: judge.DefaultCacheMaxBytes})
+	}
 	embedTroubles := sc.cacheTroubles
 	sc.cacheTroubles = func() []string {
 		var lines []string
@@ -227,8 +233,16 @@ func (o scorerOptions) openEmbed(ctx context.Context, env *Env) (sc *openedScore
 		st := e.Stats()
 		return st.MemoHits + st.CacheHits, st.StringsEmbedded
 	}
-	return &openedScorer{Scorer: s, cacheStats: stats, embedding: embeddingUsage(e, s), close: e.Close,
-		cacheTroubles: embedCacheTroubles(e)}, cacheHome, nil
+	sc = &openedScorer{Scorer: s, cacheStats: stats, embedding: embeddingUsage(e, s), close: e.Close,
+		cacheTroubles: embedCacheTroubles(e)}
+	if dir := e.Stats().CacheDir; dir != "" {
+		bound := eo.CacheMaxBytes
+		if bound == 0 {
+			bound = embed.DefaultCacheMaxBytes
+		}
+		sc.caches = []cacheDir{{what: "embedding", dir: dir, bound: bound}}
+	}
+	return sc, cacheHome, nil
 }
 
 // embeddingUsage reports what e and s did, for summary.json.
