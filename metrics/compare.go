@@ -115,6 +115,22 @@ func (c *comparer) kindOf(path string, p param, gold any) values.Kind {
 	if k, ok := c.j.cfg.Thresholds.KindFor(path, p.path); ok {
 		return k
 	}
+	switch gold.(type) {
+	case string, json.Number, bool: // comparable: a Plan keeps their kinds
+	default:
+		return c.classify(path, gold)
+	}
+	key := kindKey{path, gold}
+	if k, ok := c.j.plan.kind(key); ok {
+		return k
+	}
+	k := c.classify(path, gold)
+	c.j.plan.keepKind(key, k)
+	return k
+}
+
+// classify gives a gold value its kind from its schema, key and itself.
+func (c *comparer) classify(path string, gold any) values.Kind {
 	h := values.Hints{Key: lastKey(path)}
 	if s := c.schemaOf(path); s != nil {
 		h.Enum, h.Format, h.Pattern, h.Type = s.Enum != nil, s.Format, s.Pattern, oneType(s.Types)
@@ -218,7 +234,7 @@ func (c *comparer) value(path string, p param, gold, pred any, semantic bool) er
 // sub-metric, and fails otherwise.
 func (c *comparer) text(path string, p param, gold, pred string, semantic bool) error {
 	k := c.kindOf(path, p, gold)
-	if v := c.j.kinds.Compare(k, gold, pred); v.Decided() {
+	if v := c.j.compareKind(k, gold, pred); v.Decided() {
 		c.decided(path, v, gold, pred)
 		return nil
 	}
@@ -249,7 +265,7 @@ func (c *comparer) scalar(path string, p param, gold, pred any) {
 		return
 	}
 	if text, ok := scalarText(gold, pred); ok {
-		if v := c.j.kinds.Compare(k, text[0], text[1]); v.Decided() {
+		if v := c.j.compareKind(k, text[0], text[1]); v.Decided() {
 			if v.Rule == values.RuleExact {
 				v.Rule = values.RuleParsedEqual // the same text in two JSON types: "5" for 5
 			}

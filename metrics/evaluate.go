@@ -85,7 +85,7 @@ func (m *Metric) Requests(d Dialog) []Comparison { return m.requests(d, nil) }
 
 // requests is Requests keeping the dialog's reply plans in replies (nil:
 // none kept).
-func (m *Metric) requests(d Dialog, replies replyPlans) []Comparison {
+func (m *Metric) requests(d Dialog, plan *dialogPlan) []Comparison {
 	seen := map[Comparison]bool{}
 	var cs []Comparison
 	record := func(c Comparison) (Similarity, error) {
@@ -96,7 +96,7 @@ func (m *Metric) requests(d Dialog, replies replyPlans) []Comparison {
 		return Similarity{}, nil
 	}
 	// The causes of failures (attribute) ask no comparison: not worked out here.
-	if _, _, _, err := m.decideDialog(d, record, "", replies); err != nil {
+	if _, _, _, err := m.decideDialog(d, record, "", plan); err != nil {
 		return nil
 	}
 	return cs
@@ -121,14 +121,14 @@ func (m *Metric) Similarities(ctx context.Context, s Scorer, dialogs []Dialog) (
 type Plan struct {
 	m       *Metric
 	dialogs []Dialog
-	replies []replyPlans // per dialog
+	plans   []*dialogPlan // per dialog
 }
 
 // Plan starts the deciding of dialogs (see Plan).
 func (m *Metric) Plan(dialogs []Dialog) *Plan {
-	p := &Plan{m: m, dialogs: dialogs, replies: make([]replyPlans, len(dialogs))}
-	for i := range p.replies {
-		p.replies[i] = replyPlans{}
+	p := &Plan{m: m, dialogs: dialogs, plans: make([]*dialogPlan, len(dialogs))}
+	for i := range p.plans {
+		p.plans[i] = newDialogPlan()
 	}
 	return p
 }
@@ -141,7 +141,7 @@ func (p *Plan) Similarities(ctx context.Context, s Scorer) (Similarities, error)
 	sims := Similarities{}
 	var cs []Comparison
 	for i, d := range p.dialogs {
-		for _, c := range p.m.requests(d, p.replies[i]) {
+		for _, c := range p.m.requests(d, p.plans[i]) {
 			if _, ok := sims[c]; !ok {
 				sims[c] = Similarity{}
 				cs = append(cs, c)
@@ -170,7 +170,7 @@ func (p *Plan) Similarities(ctx context.Context, s Scorer) (Similarities, error)
 // Decide decides the Plan's dialog i with sims (from Similarities, or any
 // that hold the comparisons it needs) as Metric.Decide does.
 func (p *Plan) Decide(i int, sims Similarities, scorerID string) (DialogResult, error) {
-	return p.m.decide(p.dialogs[i], sims, scorerID, p.replies[i])
+	return p.m.decide(p.dialogs[i], sims, scorerID, p.plans[i])
 }
 
 // Decide decides one dialog with similarities computed beforehand (see
@@ -183,7 +183,7 @@ func (m *Metric) Decide(d Dialog, sims Similarities, scorerID string) (DialogRes
 }
 
 // decide is Decide with the dialog's reply plans kept in replies (nil: none).
-func (m *Metric) decide(d Dialog, sims Similarities, scorerID string, replies replyPlans) (DialogResult, error) {
+func (m *Metric) decide(d Dialog, sims Similarities, scorerID string, plan *dialogPlan) (DialogResult, error) {
 	lookup := func(c Comparison) (Similarity, error) {
 		s, ok := sims[c]
 		if !ok {
@@ -191,7 +191,7 @@ func (m *Metric) decide(d Dialog, sims Similarities, scorerID string, replies re
 		}
 		return s, nil
 	}
-	js, ctx, rows, err := m.decideDialog(d, lookup, scorerID, replies)
+	js, ctx, rows, err := m.decideDialog(d, lookup, scorerID, plan)
 	if err != nil {
 		return DialogResult{}, err
 	}
@@ -244,12 +244,12 @@ func (m *Metric) Evaluate(ctx context.Context, s Scorer, dialogs []Dialog) ([]Di
 // PredictTurnNo). It also returns the verdicts of the read-only calls kept
 // as context (contextRow), and the dialog's rows without them for
 // attribute, which finds the failures' causes.
-func (m *Metric) decideDialog(d Dialog, sim simFunc, scorerID string, replies replyPlans) ([]decided, []Verdict, []Turn, error) {
+func (m *Metric) decideDialog(d Dialog, sim simFunc, scorerID string, plan *dialogPlan) ([]decided, []Verdict, []Turn, error) {
 	rows, err := prepare(d)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	j := &decider{cfg: &m.cfg, kinds: values.Comparer{Tolerance: m.cfg.NumericTolerance}, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows), replies: replies}
+	j := &decider{cfg: &m.cfg, kinds: values.Comparer{Tolerance: m.cfg.NumericTolerance}, sim: sim, scorerID: scorerID, tools: d.Tools, vocab: m.vocab, rows: rows, utterances: userUtterances(rows), plan: plan}
 	var ctx []Verdict
 	scored := rows[:0:0]
 	for i := range rows {

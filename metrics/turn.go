@@ -31,7 +31,7 @@ type decider struct {
 	vocab      *features.Vocabulary
 	rows       []Turn      // the dialog's rows, sorted by TurnNo (User rows give context)
 	utterances []utterance // the User rows, analyzed once (contextBefore)
-	replies    replyPlans  // nil: worked out at each use
+	plan       *dialogPlan // what both passes of a Plan share; nil: worked out at each use
 }
 
 // utterance is what the user said at a turn.
@@ -474,19 +474,76 @@ type replyKey struct {
 	gold, pred string
 }
 
-// replyPlans keeps a dialog's replyPlans between the passes of a Plan.
-type replyPlans map[replyKey]*replyPlan
+// dialogPlan keeps what a Plan's two passes over a dialog share: its
+// replyPlans and the kinds of its gold values (values.Classify parses a
+// value every way a kind can be written, so once is enough).
+type dialogPlan struct {
+	replies  map[replyKey]*replyPlan
+	kinds    map[kindKey]values.Kind
+	verdicts map[verdictKey]values.Verdict
+}
+
+// verdictKey identifies one comparison of two values of a kind.
+type verdictKey struct {
+	kind       values.Kind
+	gold, pred string
+}
+
+// compareKind is j.kinds.Compare, kept in j.plan for the Plan's other
+// pass (the rules parse both values every way the kind is written).
+func (j *decider) compareKind(k values.Kind, gold, pred string) values.Verdict {
+	if j.plan == nil {
+		return j.kinds.Compare(k, gold, pred)
+	}
+	key := verdictKey{k, gold, pred}
+	if v, ok := j.plan.verdicts[key]; ok {
+		return v
+	}
+	v := j.kinds.Compare(k, gold, pred)
+	j.plan.verdicts[key] = v
+	return v
+}
+
+// kindKey identifies a gold value within a dialog: its field path and its
+// scalar value (a string, json.Number or bool).
+type kindKey struct {
+	path string
+	gold any
+}
+
+// kind returns the kind kept for key; ok is false without one (or
+// without a plan).
+func (p *dialogPlan) kind(key kindKey) (values.Kind, bool) {
+	if p == nil {
+		return "", false
+	}
+	k, ok := p.kinds[key]
+	return k, ok
+}
+
+// keepKind keeps the kind of key for the Plan's other pass.
+func (p *dialogPlan) keepKind(key kindKey, k values.Kind) {
+	if p != nil {
+		p.kinds[key] = k
+	}
+}
+
+func newDialogPlan() *dialogPlan {
+	return &dialogPlan{replies: map[replyKey]*replyPlan{}, kinds: map[kindKey]values.Kind{}, verdicts: map[verdictKey]values.Verdict{}}
+}
 
 // replyPlan returns the plan of gold against pred at gold turn turnNo,
-// from j.replies when it is there.
+// from j.plan when it is there.
 func (j *decider) replyPlan(gold, pred string, turnNo int) *replyPlan {
 	k := replyKey{turnNo, gold, pred}
-	if p, ok := j.replies[k]; ok {
-		return p
+	if j.plan != nil {
+		if p, ok := j.plan.replies[k]; ok {
+			return p
+		}
 	}
 	p := newReplyPlan(gold, pred, j.vocab, j.contextBefore(turnNo))
-	if j.replies != nil {
-		j.replies[k] = p
+	if j.plan != nil {
+		j.plan.replies[k] = p
 	}
 	return p
 }

@@ -237,7 +237,7 @@ type quarter struct{ q, year int }
 // quarter and at most a four-digit year, and no other fact or word than
 // "of", "the", "in", "quarter" and "fy".
 func parseQuarter(s string) (quarter, bool) {
-	if len(s) > 64 {
+	if len(s) > 64 || !strings.ContainsAny(s, "qQ") { // "Q3", "quarter"
 		return quarter{}, false
 	}
 	toks := features.Tokenize(s)
