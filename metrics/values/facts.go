@@ -61,7 +61,8 @@ type fact struct {
 // in stock"), contradict in polarity. At most one contradiction is
 // reported per kind and unit, in a fixed order.
 func Contradictions(gold, pred []string) []Contradiction {
-	gf, pf := textFacts(gold), textFacts(pred)
+	gt, pt := tokenizeAll(gold), tokenizeAll(pred)
+	gf, pf := textFacts(gold, gt), textFacts(pred, pt)
 	var out []Contradiction
 	for _, key := range factKeys(gf, pf) {
 		g, p := onlyIn(gf, pf, key), onlyIn(pf, gf, key)
@@ -69,7 +70,7 @@ func Contradictions(gold, pred []string) []Contradiction {
 			out = append(out, Contradiction{Kind: g[0].kind, Gold: g[0].text, Pred: p[0].text})
 		}
 	}
-	if c, ok := nameContradiction(gold, pred); ok {
+	if c, ok := nameContradiction(slices.Concat(gt...), slices.Concat(pt...)); ok {
 		out = append(out, c)
 	}
 	if c, ok := polarityContradiction(gold, pred); ok {
@@ -116,12 +117,22 @@ func sameFact(a, b fact) bool {
 	return false
 }
 
+// tokenizeAll is the tokens of each clause.
+func tokenizeAll(clauses []string) [][]features.Token {
+	out := make([][]features.Token, len(clauses))
+	for i, c := range clauses {
+		out[i] = features.Tokenize(c)
+	}
+	return out
+}
+
 // textFacts reads the amounts, dates, times, weekdays and identifiers of
-// clauses (features.AnchorSpans does the reading).
-func textFacts(clauses []string) []fact {
+// clauses, given with their tokens (features.AnchorSpans does the
+// reading).
+func textFacts(clauses []string, tokens [][]features.Token) []fact {
 	var out []fact
-	for _, c := range clauses {
-		ts := features.Tokenize(c)
+	for i, c := range clauses {
+		ts := tokens[i]
 		codeDone := -1
 		for _, s := range features.AnchorSpans(ts) {
 			first, last := ts[s.Start], ts[s.End-1]
@@ -218,9 +229,9 @@ func currencyBefore(before string) (string, bool) {
 // nameContradiction compares the names of two texts (features'
 // MissingNames, weekday and month names left to their own facts): the
 // prediction contradicts when it names something the gold does not
-// mention and leaves out a name the gold states.
-func nameContradiction(gold, pred []string) (Contradiction, bool) {
-	gt, pt := features.Tokenize(strings.Join(gold, "\n")), features.Tokenize(strings.Join(pred, "\n"))
+// mention and leaves out a name the gold states. gt and pt are the
+// texts' tokens, clause after clause.
+func nameContradiction(gt, pt []features.Token) (Contradiction, bool) {
 	g := calendarNamesOut(features.MissingNames(gt, pt, nil))
 	p := calendarNamesOut(features.MissingNames(pt, gt, nil))
 	if len(g) == 0 || len(p) == 0 {

@@ -299,7 +299,7 @@ var (
 // "a hundred". (No Go module the proxy serves does this: rodaine/numwords
 // and its forks are not served.)
 func parseNumberWords(s string) (float64, bool) {
-	words := strings.Fields(strings.NewReplacer("-", " ", ",", " ").Replace(strings.ToLower(s)))
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '-' || r == ',' || unicode.IsSpace(r) })
 	if len(words) == 0 {
 		return 0, false
 	}

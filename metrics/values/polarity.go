@@ -87,17 +87,24 @@ const polarityMatch = 0.75
 // polarityContradiction finds a yes against a no, or a gold clause
 // whose closest predicted clause (most shared content words, at least
 // polarityMatch of them, two words at least) negates what it states, or
-// states what it negates.
+// states what it negates. A gold clause the prediction repeats word for
+// word is its own closest clause: it contradicts nothing.
 func polarityContradiction(gold, pred []string) (Contradiction, bool) {
 	ga, pa := answerOf(gold), answerOf(pred)
 	if ga != "" && pa != "" && ga != pa {
 		return Contradiction{Kind: FactAnswer, Gold: answerWord(gold[0]), Pred: answerWord(pred[0])}, true
 	}
-	ps := make([]clauseSense, len(pred))
-	for i, p := range pred {
-		ps[i] = senseOf(p)
-	}
+	var ps []clauseSense // the predicted clauses' senses, once one is needed
 	for _, g := range gold {
+		if slices.Contains(pred, g) {
+			continue // said alike: its closest predicted clause is itself
+		}
+		if ps == nil {
+			ps = make([]clauseSense, len(pred))
+			for i, p := range pred {
+				ps[i] = senseOf(p)
+			}
+		}
 		gs := senseOf(g)
 		if len(gs.words) < 2 {
 			continue

@@ -147,7 +147,7 @@ func parseDuration(s string) (span, bool) {
 	}
 	var out span
 	parts := 0
-	rest := strings.NewReplacer(",", " ", " and ", " ").Replace(t)
+	rest := strings.ReplaceAll(strings.ReplaceAll(t, ",", " "), " and ", " ")
 	for strings.TrimSpace(rest) != "" {
 		v, r, ok := leadingNumber(strings.TrimSpace(rest))
 		if !ok {
