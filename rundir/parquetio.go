@@ -58,6 +58,24 @@ func (t *tempFile) Write(p []byte) (int, error) { return t.w.Write(p) }
 // on how callers batch their writes.
 const stageRows = 256
 
+// textOptions keep the free-text columns (replies, arguments, reasons,
+// clause texts) out of the page and column-chunk statistics: their min
+// and max are whole values, which would store a long reply three more
+// times (a 50 MB reply made a 944 MB turns.parquet), and no query prunes
+// on them.
+func textOptions() []parquet.WriterOption {
+	var opts []parquet.WriterOption
+	for _, path := range [][]string{
+		{"gold_response"}, {"predict_response"}, {"gold_args"}, {"predict_args"}, {"reason"},
+		{"clauses", "list", "element", "gold"}, {"clauses", "list", "element", "predicted_text"},
+		{"clauses", "list", "element", "judge_reason"}, {"field_scores", "list", "element", "judge_reason"},
+		{"clauses", "list", "element", "judge_error"}, {"field_scores", "list", "element", "judge_error"},
+	} {
+		opts = append(opts, parquet.SkipPageBounds(path...), parquet.SkipPageStatistics(path...))
+	}
+	return opts
+}
+
 // rowFile writes a zstd-compressed Parquet file of raw rows atomically.
 type rowFile struct {
 	t      *tempFile
@@ -72,11 +90,11 @@ func createRowFile(path string, schema *parquet.Schema, rowGroupSize int, codec 
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewWriter(t, schema,
+	w := parquet.NewWriter(t, append(textOptions(), schema,
 		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(int64(rowGroupSize)),
 		parquet.CreatedBy("aem", "1", ""),
-	)
+	)...)
 	return &rowFile{t: t, w: w, stage: make([]parquet.Row, 0, stageRows)}, nil
 }
 
@@ -140,11 +158,11 @@ func createTypedFile[T any](path string, rowGroupSize int, codec compress.Codec,
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewGenericWriter[T](t,
+	w := parquet.NewGenericWriter[T](t, append(textOptions(),
 		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(int64(rowGroupSize)),
 		parquet.CreatedBy("aem", "1", ""),
-	)
+	)...)
 	return &typedFile[T]{t: t, w: w}, nil
 }
 

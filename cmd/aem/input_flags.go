@@ -15,12 +15,14 @@ type inputOptions struct {
 	mapping       string
 	tools         string
 	readOnlyTools string
+	maxField      int
 }
 
 func (o *inputOptions) addFlags(fs *flagSet) {
 	in := fs.shared(topicInput)
 	in.StringVar(&o.mapping, "map", "", "column mapping for Parquet input with other column names: canonical=theirs,... e.g. gold_args=expected_arguments")
 	in.StringVar(&o.tools, "tools", "", "tool definitions offered in every dialog that gives none (JSON array or JSON Lines of OpenAI/MCP/BFCL function definitions)")
+	in.IntVar(&o.maxField, "max-field-bytes", golden.DefaultMaxFieldBytes, "the most bytes a text value of a row may hold (a reply, arguments, an id, a tag); a longer one is refused naming file, row and field (0: no limit)")
 	in.StringVar(&o.readOnlyTools, "read-only-tools", "", "comma-separated tools whose calls change nothing, besides those whose definitions say so (annotations.readOnlyHint): their calls, gold or predicted, are context, never scored, e.g. get_user_details,search_direct_flight")
 }
 
@@ -46,7 +48,14 @@ func (o inputOptions) readOptions() (golden.ReadOptions, error) {
 	if err != nil {
 		return golden.ReadOptions{}, err
 	}
-	return golden.ReadOptions{Mapping: mapping, Tools: tools}, nil
+	if o.maxField < 0 {
+		return golden.ReadOptions{}, fmt.Errorf("%w: --max-field-bytes %d: give a number of bytes, or 0 for no limit", errFlagValue, o.maxField)
+	}
+	maxField := o.maxField
+	if maxField == 0 {
+		maxField = -1 // no limit
+	}
+	return golden.ReadOptions{Mapping: mapping, Tools: tools, MaxFieldBytes: maxField}, nil
 }
 
 // workDirHelp is the help line of --work-dir, shared by run and merge.

@@ -81,6 +81,12 @@
 //     prediction with only the other part counts as no prediction of the
 //     turn (a Tool turn the agent answered in words is a missing call).
 //   - A turn with neither side is refused.
+//   - No text value (a reply, arguments, an id, a tag, the tool
+//     definitions' text) may hold more than ReadOptions.MaxFieldBytes (1
+//     MiB by default, DefaultMaxFieldBytes), gold or predicted: scoring
+//     costs grow faster than a value's size, and such a value is a whole
+//     log or file in one cell. It is refused before anything downstream
+//     sees it.
 //   - A null role (a JSON turn without "turn") is inferred: Tool when a
 //     side is a call or gold_no_call is true, else Agent.
 //

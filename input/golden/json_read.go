@@ -64,6 +64,8 @@ type jsonSource struct {
 	// json_extras.go), found by a first pass over the file.
 	extras *jsonExtras
 	tools  *toolSource
+	// maxField is the most bytes a text value may hold (0: any).
+	maxField int
 }
 
 func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) error {
@@ -82,7 +84,7 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) err
 	lc := &lineCounter{r: br}
 	dec := json.NewDecoder(lc)
 	dec.UseNumber()
-	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}, extras: extras, tools: tools}
+	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}, extras: extras, tools: tools, maxField: r.maxField}
 	if format == FormatJSONL {
 		r.next = s.nextLine
 		return nil
@@ -390,7 +392,7 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 			return bad("", fmt.Sprintf("extra key %v", err), "give each extra key values of one kind throughout the file", nil)
 		}
 	}
-	t, trial, _, invalid := validate(&in)
+	t, trial, _, invalid := validate(&in, s.maxField)
 	if invalid != nil {
 		return bad(jsonField(invalid.col), invalid.problem, invalid.fix, invalid.err)
 	}

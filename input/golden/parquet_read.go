@@ -485,7 +485,7 @@ func (s *parquetSource) decode(r parquet.Row, row int64) (turnRec, error) {
 		tools:      s.str(slotTools),
 		userTurn:   s.int(slotUserTurn),
 	}
-	t, trial, tools, bad := validate(&in)
+	t, trial, tools, bad := validate(&in, fieldLimit(s.opts.MaxFieldBytes))
 	if bad != nil {
 		return turnRec{}, s.invalid(row, bad)
 	}

@@ -41,6 +41,12 @@ type ReadOptions struct {
 	// Tools are the tool definitions offered in every dialog that does not
 	// give its own (a `tools` column or key); nil for none (--tools FILE).
 	Tools *tooldef.Set
+	// MaxFieldBytes is the most bytes a text value of a row may hold (a
+	// reply, arguments, an id, a tag, the tool definitions' text): a
+	// longer one is an ErrInvalidRow naming file, row and field. 0 means
+	// DefaultMaxFieldBytes, a negative value no limit. Extra columns,
+	// carried through unscored, are not limited.
+	MaxFieldBytes int
 }
 
 // Hook receives notices from a Reader. Implementations must not block for long.
@@ -106,6 +112,7 @@ type Reader struct {
 
 	unsorted *UnsortedInfo
 	numRows  int64
+	maxField int // bytes a text value may hold (fieldLimit; 0: any)
 
 	// next returns the dialogs of the next dialog_id: one, or one per
 	// trial.
@@ -146,7 +153,7 @@ func Open(ctx context.Context, path string, opts ReadOptions) (*Reader, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Reader{path: path, format: format, numRows: -1}
+	r := &Reader{path: path, format: format, numRows: -1, maxField: fieldLimit(opts.MaxFieldBytes)}
 	r.closers = append(r.closers, f.Close)
 	switch format {
 	case FormatParquet:

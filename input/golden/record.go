@@ -83,7 +83,8 @@ func trialNegative(n int64) *invalid {
 	return &invalid{col: ColTrial, problem: fmt.Sprintf("trial %d is negative", n), fix: fixTrial}
 }
 
-// validate applies every rule of a valid turn to rec and returns the
+// validate applies every rule of a valid turn to rec (no text value over
+// maxField bytes, 0: no limit; see DefaultMaxFieldBytes) and returns the
 // turn, with the row's trial and tool definitions' text. Rules that need
 // the whole dialog (unique turn_no, depends_on naming earlier turns, gold
 // calls fitting the tool definitions) are assemble's.
@@ -92,9 +93,12 @@ func trialNegative(n int64) *invalid {
 // it the role scores is kept (the call of a Tool turn, the reply of an
 // Agent or User turn), and a side with only the other part counts as no
 // prediction of that turn. The gold side must fit the role.
-func validate(rec *record) (metrics.Turn, *int64, string, *invalid) {
+func validate(rec *record, maxField int) (metrics.Turn, *int64, string, *invalid) {
 	var t metrics.Turn
 	var trial *int64
+	if bad := checkSizes(rec, maxField); bad != nil {
+		return t, nil, "", bad
+	}
 	if !rec.dialogID.ok || rec.dialogID.v == "" {
 		return t, nil, "", errDialogID()
 	}

@@ -145,6 +145,12 @@ func Create(path string, opts WriteOptions) (*Writer, error) {
 		parquet.CreatedBy("aem", "", ""),
 		parquet.KeyValueMetadata("aem.golden.version", "1"),
 	}
+	// The free-text columns stay out of the statistics, whose min and max
+	// would hold whole values (three more copies of a long reply), and
+	// which no query prunes on.
+	for _, col := range []string{ColGoldResponse, ColPredictResponse, ColGoldArgs, ColPredictArgs, ColTools} {
+		config = append(config, parquet.SkipPageBounds(col), parquet.SkipPageStatistics(col))
+	}
 	if len(opts.Extras) == 0 {
 		w.gw = parquet.NewGenericWriter[Row](tmp, config...)
 	} else {
