@@ -191,7 +191,7 @@ func (c *comparer) record(path, method string, kind values.Kind, pass bool, gold
 }
 
 // decided records a value the kind's comparator decided.
-func (c *comparer) decided(path string, v values.Verdict, gold, pred any) {
+func (c *comparer) decided(path string, v values.Ruling, gold, pred any) {
 	method := string(v.Rule)
 	if v.Rule == values.RuleExact {
 		method = MethodExact

@@ -475,32 +475,33 @@ type replyKey struct {
 }
 
 // dialogPlan keeps what a Plan's two passes over a dialog share: its
-// replyPlans and the kinds of its gold values (values.Classify parses a
-// value every way a kind can be written, so once is enough).
+// replyPlans, the kinds of its gold values and the kinds' rulings on
+// them (values.Classify and the comparators parse a value every way a
+// kind can be written, so once is enough).
 type dialogPlan struct {
-	replies  map[replyKey]*replyPlan
-	kinds    map[kindKey]values.Kind
-	verdicts map[verdictKey]values.Verdict
+	replies map[replyKey]*replyPlan
+	kinds   map[kindKey]values.Kind
+	rulings map[rulingKey]values.Ruling
 }
 
-// verdictKey identifies one comparison of two values of a kind.
-type verdictKey struct {
+// rulingKey identifies one comparison of two values of a kind.
+type rulingKey struct {
 	kind       values.Kind
 	gold, pred string
 }
 
 // compareKind is j.kinds.Compare, kept in j.plan for the Plan's other
 // pass (the rules parse both values every way the kind is written).
-func (j *decider) compareKind(k values.Kind, gold, pred string) values.Verdict {
+func (j *decider) compareKind(k values.Kind, gold, pred string) values.Ruling {
 	if j.plan == nil {
 		return j.kinds.Compare(k, gold, pred)
 	}
-	key := verdictKey{k, gold, pred}
-	if v, ok := j.plan.verdicts[key]; ok {
+	key := rulingKey{k, gold, pred}
+	if v, ok := j.plan.rulings[key]; ok {
 		return v
 	}
 	v := j.kinds.Compare(k, gold, pred)
-	j.plan.verdicts[key] = v
+	j.plan.rulings[key] = v
 	return v
 }
 
@@ -529,7 +530,7 @@ func (p *dialogPlan) keepKind(key kindKey, k values.Kind) {
 }
 
 func newDialogPlan() *dialogPlan {
-	return &dialogPlan{replies: map[replyKey]*replyPlan{}, kinds: map[kindKey]values.Kind{}, verdicts: map[verdictKey]values.Verdict{}}
+	return &dialogPlan{replies: map[replyKey]*replyPlan{}, kinds: map[kindKey]values.Kind{}, rulings: map[rulingKey]values.Ruling{}}
 }
 
 // replyPlan returns the plan of gold against pred at gold turn turnNo,

@@ -97,7 +97,7 @@ func countryOf(s string) (string, bool) {
 // sides read as one (a code or a name), their codes decide; a language
 // with a region ("en-US") equals its language alone ("en", "English").
 // Otherwise the values compare as names.
-func compareCodes(k Kind, gold, pred string) Verdict {
+func compareCodes(k Kind, gold, pred string) Ruling {
 	read := languageOf
 	switch k {
 	case Country:
@@ -114,7 +114,7 @@ func compareCodes(k Kind, gold, pred string) Verdict {
 		gb, _, _ := strings.Cut(g, "-")
 		pb, _, _ := strings.Cut(p, "-")
 		if gb == pb && (gb == g || pb == p) {
-			return Verdict{Rule: RuleParsedEqual, Pass: true}
+			return Ruling{Rule: RuleParsedEqual, Pass: true}
 		}
 	}
 	return parsed(g == p, gold, pred)

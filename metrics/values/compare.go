@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Rule names what decided a comparison (Verdict.Rule).
+// Rule names what decided a comparison (Ruling.Rule).
 type Rule string
 
 // The rules a comparator decides by.
@@ -40,18 +40,18 @@ const (
 	RuleNeedsEmbedding Rule = "needs_embedding"
 )
 
-// Verdict is a comparator's decision. Pass is meaningless when Rule is
+// Ruling is a comparator's decision. Pass is meaningless when Rule is
 // RuleNeedsEmbedding. Detail says, for a contradiction or a parsed
 // difference, which facts differ (e.g. `"$89.00" vs "$98.00"`).
-type Verdict struct {
+type Ruling struct {
 	Kind   Kind
 	Rule   Rule
 	Pass   bool
 	Detail string
 }
 
-// Decided reports whether the verdict needs no scorer.
-func (v Verdict) Decided() bool { return v.Rule != RuleNeedsEmbedding }
+// Decided reports whether the ruling needs no scorer.
+func (v Ruling) Decided() bool { return v.Rule != RuleNeedsEmbedding }
 
 // Comparer compares a predicted value with a gold value of a known kind.
 // The zero Comparer compares numbers exactly.
@@ -71,11 +71,11 @@ type Comparer struct {
 // (names) different main parts, then RuleNeedsEmbedding; free text fails when a hard fact contradicts the
 // gold's, else needs the embedding. Compare is symmetric in its
 // decisions for every kind but where gold alone is parsed (RuleUnparsed).
-func (c Comparer) Compare(k Kind, gold, pred string) Verdict {
+func (c Comparer) Compare(k Kind, gold, pred string) Ruling {
 	if gold == pred {
-		return Verdict{Kind: k, Rule: RuleExact, Pass: true}
+		return Ruling{Kind: k, Rule: RuleExact, Pass: true}
 	}
-	var v Verdict
+	var v Ruling
 	switch k {
 	case Integer, Decimal, Money, Percent, Quantity:
 		v = c.amounts(gold, pred)
@@ -111,23 +111,23 @@ func (c Comparer) Compare(k Kind, gold, pred string) Verdict {
 }
 
 // exactly decides two normalised strings.
-func exactly(g, p string) Verdict {
+func exactly(g, p string) Ruling {
 	if g == p {
-		return Verdict{Rule: RuleNormalized, Pass: true}
+		return Ruling{Rule: RuleNormalized, Pass: true}
 	}
-	return Verdict{Rule: RuleDiffers}
+	return Ruling{Rule: RuleDiffers}
 }
 
-// parsed is the verdict of two parsed values.
-func parsed(equal bool, gold, pred string) Verdict {
+// parsed is the ruling on two parsed values.
+func parsed(equal bool, gold, pred string) Ruling {
 	if equal {
-		return Verdict{Rule: RuleParsedEqual, Pass: true}
+		return Ruling{Rule: RuleParsedEqual, Pass: true}
 	}
-	return Verdict{Rule: RuleParsedDiffers, Detail: quote(gold) + " vs " + quote(pred)}
+	return Ruling{Rule: RuleParsedDiffers, Detail: quote(gold) + " vs " + quote(pred)}
 }
 
-func unparsed(k Kind, pred string) Verdict {
-	return Verdict{Rule: RuleUnparsed, Detail: quote(pred) + " does not read as " + article(k)}
+func unparsed(k Kind, pred string) Ruling {
+	return Ruling{Rule: RuleUnparsed, Detail: quote(pred) + " does not read as " + article(k)}
 }
 
 func article(k Kind) string {
@@ -151,7 +151,7 @@ func (c Comparer) close(a, b float64) bool {
 }
 
 // compareBooleans reads true/false, yes/no, y/n, on/off and 1/0.
-func compareBooleans(gold, pred string) Verdict {
+func compareBooleans(gold, pred string) Ruling {
 	g, gok := parseBool(gold)
 	p, pok := parseBool(pred)
 	switch {

@@ -91,7 +91,7 @@ func digitsOf(s string) string {
 // 415 555 0100") gives the region in which the other side, when written
 // nationally ("(415) 555-0100"), is read; both then compare as E.164.
 // Two national numbers compare by their digits.
-func comparePhones(gold, pred string) Verdict {
+func comparePhones(gold, pred string) Ruling {
 	g, gi := parsePhone(gold, "")
 	p, pi := parsePhone(pred, "")
 	switch {

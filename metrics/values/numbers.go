@@ -38,7 +38,7 @@ func (a amount) kind() Kind {
 // unit stated on both sides must agree; a side that states none agrees
 // with any ("89" = "$89.00"). A percent equals its fraction ("15%" =
 // "0.15").
-func (c Comparer) amounts(gold, pred string) Verdict {
+func (c Comparer) amounts(gold, pred string) Ruling {
 	g, ok := parseAmount(gold)
 	if !ok {
 		return compareWords(gold, pred)

@@ -209,7 +209,7 @@ func parseISODuration(t string) (span, bool) {
 }
 
 // durations decides two durations: equal seconds and equal months.
-func (c Comparer) durations(gold, pred string) Verdict {
+func (c Comparer) durations(gold, pred string) Ruling {
 	g, ok := parseDuration(gold)
 	if !ok {
 		return c.amounts(gold, pred)

@@ -59,7 +59,7 @@ func readTable(t testing.TB, name string, cols int, row func(line int, c []strin
 	}
 }
 
-func outcome(v Verdict) string {
+func outcome(v Ruling) string {
 	switch {
 	case !v.Decided():
 		return "embed"

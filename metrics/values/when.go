@@ -175,7 +175,7 @@ func namesMonth(t string) bool {
 // both sides state their zone. A side may say more than the kind needs (a
 // date-time for a date): the kind's parts decide. An ambiguous numeric
 // date ("05/06/2024") matches by either reading.
-func compareWhen(k Kind, gold, pred string) Verdict {
+func compareWhen(k Kind, gold, pred string) Ruling {
 	if q, ok := parseQuarter(gold); ok && k == Date {
 		return compareQuarters(q, gold, pred)
 	}
@@ -210,7 +210,7 @@ func sameMoment(g, p moment, gt, pt time.Time) bool {
 
 // compareCalendarName decides weekdays ("Tue" = "Tuesday") and months
 // ("Sept" = "September" = "9").
-func compareCalendarName(k Kind, gold, pred string) Verdict {
+func compareCalendarName(k Kind, gold, pred string) Ruling {
 	read := weekdayOf
 	if k == Month {
 		read = monthOf
@@ -270,7 +270,7 @@ func parseQuarter(s string) (quarter, bool) {
 
 // compareQuarters decides a gold quarter: the same quarter, and the same
 // year when both state one.
-func compareQuarters(g quarter, gold, pred string) Verdict {
+func compareQuarters(g quarter, gold, pred string) Ruling {
 	p, ok := parseQuarter(pred)
 	if !ok {
 		return unparsed(Date, pred)

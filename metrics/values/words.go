@@ -46,26 +46,26 @@ func normalizeWords(s string) []string {
 // "Terminal 2" against "Terminal 3"); else equal by a known equivalence
 // (an initialism, an abbreviation, a language or a country by name and by
 // code); else RuleNeedsEmbedding.
-func compareWords(gold, pred string) Verdict {
+func compareWords(gold, pred string) Ruling {
 	gw, pw := normalizeWords(gold), normalizeWords(pred)
 	if sameWords(gw, pw) {
-		return Verdict{Rule: RuleNormalized, Pass: true}
+		return Ruling{Rule: RuleNormalized, Pass: true}
 	}
 	if v, ok := namedThings(gold, pred); ok {
 		return v
 	}
 	if g, p, ok := oneAntonym(gw, pw); ok {
-		return Verdict{Rule: RuleContradicted, Detail: Contradiction{Kind: FactPolarity, Gold: g, Pred: p}.String()}
+		return Ruling{Rule: RuleContradicted, Detail: Contradiction{Kind: FactPolarity, Gold: g, Pred: p}.String()}
 	}
 	for _, c := range Contradictions([]string{gold}, []string{pred}) {
 		if c.Kind != FactName { // a name is what the embedding decides
-			return Verdict{Rule: RuleContradicted, Detail: c.String()}
+			return Ruling{Rule: RuleContradicted, Detail: c.String()}
 		}
 	}
 	if equivalent(gold, pred, gw, pw) {
-		return Verdict{Rule: RuleEquivalence, Pass: true}
+		return Ruling{Rule: RuleEquivalence, Pass: true}
 	}
-	return Verdict{Rule: RuleNeedsEmbedding}
+	return Ruling{Rule: RuleNeedsEmbedding}
 }
 
 // compareNames decides two names as compareWords does, then by their main
@@ -82,7 +82,7 @@ func compareWords(gold, pred string) Verdict {
 // ("of", "the") do not count. Otherwise (one name's main words all stood
 // for in the other: "Sheraton" and "Sheraton Hotel", "Toronto, ON" and
 // "Toronto, Canada", "DC" and "Washington, D.C.") the embedding decides.
-func compareNames(gold, pred string) Verdict {
+func compareNames(gold, pred string) Ruling {
 	v := compareWords(gold, pred)
 	if v.Decided() {
 		return v
@@ -93,7 +93,7 @@ func compareNames(gold, pred string) Verdict {
 		return v
 	}
 	if unmatched(gm, pa) && unmatched(pm, ga) {
-		return Verdict{Rule: RuleDiffers, Detail: quote(mainPart(gold)) + " and " + quote(mainPart(pred)) + " are different names"}
+		return Ruling{Rule: RuleDiffers, Detail: quote(mainPart(gold)) + " and " + quote(mainPart(pred)) + " are different names"}
 	}
 	return v
 }
@@ -179,14 +179,14 @@ func initialsOver(acr string, ws []string, i int) bool {
 
 // compareText decides free text: a contradicted hard fact fails it (see
 // Contradictions); equal words pass; the rest needs the embedding.
-func compareText(gold, pred string) Verdict {
+func compareText(gold, pred string) Ruling {
 	if cs := Contradictions([]string{gold}, []string{pred}); len(cs) > 0 {
-		return Verdict{Rule: RuleContradicted, Detail: cs[0].String()}
+		return Ruling{Rule: RuleContradicted, Detail: cs[0].String()}
 	}
 	if sameWords(normalizeWords(gold), normalizeWords(pred)) {
-		return Verdict{Rule: RuleNormalized, Pass: true}
+		return Ruling{Rule: RuleNormalized, Pass: true}
 	}
-	return Verdict{Rule: RuleNeedsEmbedding}
+	return Ruling{Rule: RuleNeedsEmbedding}
 }
 
 // sameWords reports two texts the same once normalised: the same words,
@@ -201,7 +201,7 @@ func sameWords(a, b []string) bool {
 // language or a country (by name or code), a weekday or a month. The
 // same thing passes by equivalence; two different ones fail
 // (parsed_differs): "celsius" is not "fahrenheit", whatever their cosine.
-func namedThings(gold, pred string) (Verdict, bool) {
+func namedThings(gold, pred string) (Ruling, bool) {
 	g, p := strings.ToLower(strings.TrimSpace(gold)), strings.ToLower(strings.TrimSpace(pred))
 	if gu, ok := unitNames[g]; ok {
 		if pu, ok := unitNames[p]; ok && gu.dim == pu.dim {
@@ -215,12 +215,12 @@ func namedThings(gold, pred string) (Verdict, bool) {
 			return sameThing(gc == pc, gold, pred), true
 		}
 	}
-	return Verdict{}, false
+	return Ruling{}, false
 }
 
-func sameThing(same bool, gold, pred string) Verdict {
+func sameThing(same bool, gold, pred string) Ruling {
 	if same {
-		return Verdict{Rule: RuleEquivalence, Pass: true}
+		return Ruling{Rule: RuleEquivalence, Pass: true}
 	}
 	return parsed(false, gold, pred)
 }
@@ -347,19 +347,19 @@ func isAddress(s string) bool {
 // apartment, zip) must be the same, in order; then words equal, or equal
 // but for abbreviations ("St." for "Street"), pass; the rest needs the
 // embedding.
-func compareAddresses(gold, pred string) Verdict {
+func compareAddresses(gold, pred string) Ruling {
 	gw, pw := normalizeWords(gold), normalizeWords(pred)
 	gn, pn := numbered(gw), numbered(pw)
 	if !slices.Equal(gn, pn) {
-		return Verdict{Rule: RuleParsedDiffers, Detail: quote(strings.Join(gn, " ")) + " vs " + quote(strings.Join(pn, " "))}
+		return Ruling{Rule: RuleParsedDiffers, Detail: quote(strings.Join(gn, " ")) + " vs " + quote(strings.Join(pn, " "))}
 	}
 	switch {
 	case sameWords(gw, pw):
-		return Verdict{Rule: RuleNormalized, Pass: true}
+		return Ruling{Rule: RuleNormalized, Pass: true}
 	case abbreviated(gw, pw):
-		return Verdict{Rule: RuleEquivalence, Pass: true}
+		return Ruling{Rule: RuleEquivalence, Pass: true}
 	}
-	return Verdict{Rule: RuleNeedsEmbedding}
+	return Ruling{Rule: RuleNeedsEmbedding}
 }
 
 // numbered returns the words that hold a digit.
