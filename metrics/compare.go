@@ -234,7 +234,7 @@ func (c *comparer) value(path string, p param, gold, pred any, semantic bool) er
 // sub-metric, and fails otherwise.
 func (c *comparer) text(path string, p param, gold, pred string, semantic bool) error {
 	k := c.kindOf(path, p, gold)
-	if v := c.j.compareKind(k, gold, pred); v.Decided() {
+	if v := c.j.compareKind(lastKey(path), k, gold, pred); v.Decided() {
 		c.decided(path, v, gold, pred)
 		return nil
 	}
@@ -265,7 +265,7 @@ func (c *comparer) scalar(path string, p param, gold, pred any) {
 		return
 	}
 	if text, ok := scalarText(gold, pred); ok {
-		if v := c.j.compareKind(k, text[0], text[1]); v.Decided() {
+		if v := c.j.compareKind(lastKey(path), k, text[0], text[1]); v.Decided() {
 			if v.Rule == values.RuleExact {
 				v.Rule = values.RuleParsedEqual // the same text in two JSON types: "5" for 5
 			}

@@ -484,24 +484,26 @@ type dialogPlan struct {
 	rulings map[rulingKey]values.Ruling
 }
 
-// rulingKey identifies one comparison of two values of a kind.
+// rulingKey identifies one comparison of two values of a kind under a
+// parameter's key.
 type rulingKey struct {
+	key        string
 	kind       values.Kind
 	gold, pred string
 }
 
-// compareKind is j.kinds.Compare, kept in j.plan for the Plan's other
+// compareKind is j.kinds.CompareAt, kept in j.plan for the Plan's other
 // pass (the rules parse both values every way the kind is written).
-func (j *decider) compareKind(k values.Kind, gold, pred string) values.Ruling {
+func (j *decider) compareKind(key string, k values.Kind, gold, pred string) values.Ruling {
 	if j.plan == nil {
-		return j.kinds.Compare(k, gold, pred)
+		return j.kinds.CompareAt(key, k, gold, pred)
 	}
-	key := rulingKey{k, gold, pred}
-	if v, ok := j.plan.rulings[key]; ok {
+	rk := rulingKey{key, k, gold, pred}
+	if v, ok := j.plan.rulings[rk]; ok {
 		return v
 	}
-	v := j.kinds.Compare(k, gold, pred)
-	j.plan.rulings[key] = v
+	v := j.kinds.CompareAt(key, k, gold, pred)
+	j.plan.rulings[rk] = v
 	return v
 }
 

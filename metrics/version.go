@@ -16,11 +16,17 @@ package metrics
 //	2  round 3: values are compared by kind (numbers, dates, identifiers,
 //	   names, ...), replies that contradict a gold fact fail, gold/schema
 //	   conflicts are findings, read-only calls are context.
+//	3  round 3, second landing: country names read by their current code
+//	   ("Germany" is DE; version 2 read it as the withdrawn DD), US states
+//	   and Canadian provinces by postal code, a word swapped for its
+//	   antonym in a short reply clause contradicts it ("approved" /
+//	   "denied"), a categorical token that repeats its key's words is the
+//	   token ("Premium plan" for "premium" under "plan").
 //
 // TestVersionPinsVerdicts fails when the verdicts of a fixed corpus change:
 // a change of meaning then bumps Version (once between releases) and
 // updates the pin.
-const Version = 2
+const Version = 3
 
 // VersionUnrecorded is the version of runs written before summary.json
 // recorded one.

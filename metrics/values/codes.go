@@ -31,8 +31,9 @@ var names = sync.OnceValue(func() *codeNames {
 					}
 				}
 			}
-			if r, err := language.ParseRegion(code); err == nil && r.IsCountry() {
-				// The first code of a name keeps it ("France": FR, not FX).
+			if r, err := language.ParseRegion(code); err == nil && r.IsCountry() && r.Canonicalize() == r {
+				// Deprecated codes give way to their successors ("Germany":
+				// DE, not DD), and the first code of a name keeps it.
 				if name := strings.ToLower(display.English.Regions().Name(r)); name != "" && n.countries[name] == (language.Region{}) {
 					n.countries[name] = r
 				}
@@ -90,13 +91,14 @@ func countryOf(s string) (string, bool) {
 	if err != nil || !r.IsCountry() {
 		return "", false
 	}
-	return r.String(), true
+	return r.Canonicalize().String(), true
 }
 
 // compareCodes decides languages, countries and currencies: when both
 // sides read as one (a code or a name), their codes decide; a language
-// with a region ("en-US") equals its language alone ("en", "English").
-// Otherwise the values compare as names.
+// with a region ("en-US") equals its language alone ("en", "English"),
+// and a country that is also a US state by the same name equals the
+// state's code ("Georgia", "GA"). Otherwise the values compare as names.
 func compareCodes(k Kind, gold, pred string) Ruling {
 	read := languageOf
 	switch k {
@@ -110,6 +112,14 @@ func compareCodes(k Kind, gold, pred string) Ruling {
 	if !gok || !pok {
 		return compareWords(gold, pred)
 	}
+	if k == Country && g != p {
+		// A state that shares its name with a country: "Georgia" and "GA".
+		if gs, ok := subdivisionOf(gold); ok {
+			if ps, ok := subdivisionOf(pred); ok && gs == ps {
+				return Ruling{Rule: RuleEquivalence, Pass: true}
+			}
+		}
+	}
 	if k == Language && g != p {
 		gb, _, _ := strings.Cut(g, "-")
 		pb, _, _ := strings.Cut(p, "-")
@@ -118,4 +128,38 @@ func compareCodes(k Kind, gold, pred string) Ruling {
 		}
 	}
 	return parsed(g == p, gold, pred)
+}
+
+// subdivisions are the states, district and territories of the United
+// States and the provinces and territories of Canada, keyed by lower-case
+// name and by postal code (the two countries' codes do not collide), with
+// their ISO 3166-2 codes: the places a form or an address names by code
+// ("CA" for "California").
+var subdivisions = func() map[string]string {
+	m := map[string]string{}
+	for _, p := range strings.Split(`US-AL alabama|US-AK alaska|US-AZ arizona|US-AR arkansas|US-CA california|
+		US-CO colorado|US-CT connecticut|US-DE delaware|US-FL florida|US-GA georgia|US-HI hawaii|US-ID idaho|
+		US-IL illinois|US-IN indiana|US-IA iowa|US-KS kansas|US-KY kentucky|US-LA louisiana|US-ME maine|
+		US-MD maryland|US-MA massachusetts|US-MI michigan|US-MN minnesota|US-MS mississippi|US-MO missouri|
+		US-MT montana|US-NE nebraska|US-NV nevada|US-NH new hampshire|US-NJ new jersey|US-NM new mexico|
+		US-NY new york|US-NC north carolina|US-ND north dakota|US-OH ohio|US-OK oklahoma|US-OR oregon|
+		US-PA pennsylvania|US-RI rhode island|US-SC south carolina|US-SD south dakota|US-TN tennessee|
+		US-TX texas|US-UT utah|US-VT vermont|US-VA virginia|US-WA washington|US-WV west virginia|
+		US-WI wisconsin|US-WY wyoming|US-DC district of columbia|US-PR puerto rico|US-GU guam|
+		US-VI u.s. virgin islands|US-AS american samoa|US-MP northern mariana islands|
+		CA-AB alberta|CA-BC british columbia|CA-MB manitoba|CA-NB new brunswick|CA-NL newfoundland and labrador|
+		CA-NS nova scotia|CA-ON ontario|CA-PE prince edward island|CA-QC quebec|CA-SK saskatchewan|
+		CA-NT northwest territories|CA-NU nunavut|CA-YT yukon`, "|") {
+		iso, name, _ := strings.Cut(strings.TrimSpace(p), " ")
+		m[name] = iso
+		m[strings.ToLower(iso[3:])] = iso
+	}
+	return m
+}()
+
+// subdivisionOf reads a US state or Canadian province by name or postal
+// code ("Texas", "TX", "Ontario", "ON") and returns its ISO 3166-2 code.
+func subdivisionOf(s string) (string, bool) {
+	c, ok := subdivisions[strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s), "."))]
+	return c, ok
 }

@@ -2,6 +2,7 @@ package values
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -108,6 +109,35 @@ func (c Comparer) Compare(k Kind, gold, pred string) Ruling {
 	}
 	v.Kind = k
 	return v
+}
+
+// CompareAt is Compare for a value of the parameter or field named key
+// ("plan", "payment_method"): where Compare leaves a categorical token
+// to the model, the same words once the key's own words are left out of
+// both pass by equivalence ("Premium plan" for "premium" under "plan",
+// "credit card payment" for "credit card" under "payment_method"): a
+// token that repeats its key says nothing more. Names keep their words
+// ("Mexico City" is not "Mexico" under "city").
+func (c Comparer) CompareAt(key string, k Kind, gold, pred string) Ruling {
+	v := c.Compare(k, gold, pred)
+	if v.Rule == RuleNeedsEmbedding && k == Category && sameBesideKey(key, gold, pred) {
+		return Ruling{Kind: k, Rule: RuleEquivalence, Pass: true}
+	}
+	return v
+}
+
+// sameBesideKey reports gold and pred the same words once the words of
+// key are left out of both, a word at least left on each side.
+func sameBesideKey(key, gold, pred string) bool {
+	kw := KeyWords(key)
+	if len(kw) == 0 {
+		return false
+	}
+	strip := func(s string) []string {
+		return slices.DeleteFunc(normalizeWords(s), func(w string) bool { return slices.Contains(kw, w) })
+	}
+	g, p := strip(gold), strip(pred)
+	return len(g) > 0 && len(p) > 0 && sameWords(g, p)
 }
 
 // exactly decides two normalised strings.

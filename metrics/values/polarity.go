@@ -85,9 +85,9 @@ func senseOf(c string) clauseSense {
 const polarityMatch = 0.75
 
 // polarityContradiction finds a yes against a no, or a gold clause
-// whose closest predicted clause (most shared content words, at least
-// polarityMatch of them, two words at least) negates what it states, or
-// states what it negates. A gold clause the prediction repeats word for
+// whose closest predicted clause (most shared content words, see match:
+// at least polarityMatch of them, two words at least) negates what it
+// states, states what it negates, or swaps a word for its antonym. A gold clause the prediction repeats word for
 // word is its own closest clause: it contradicts nothing.
 func polarityContradiction(gold, pred []string) (Contradiction, bool) {
 	ga, pa := answerOf(gold), answerOf(pred)
@@ -111,7 +111,7 @@ func polarityContradiction(gold, pred []string) (Contradiction, bool) {
 		}
 		best, bestDice := -1, 0.0
 		for i, p := range ps {
-			if d := dice(gs.words, p.words); d > bestDice {
+			if d := match(gs, p); d > bestDice {
 				best, bestDice = i, d
 			}
 		}
@@ -128,17 +128,24 @@ func polarityContradiction(gold, pred []string) (Contradiction, bool) {
 	return Contradiction{}, false
 }
 
-func dice(a, b map[string]bool) float64 {
-	if len(a)+len(b) == 0 {
+// match is how closely two clauses say the same thing: the Dice share of
+// their content words, a word against its antonym counting as one shared
+// word, so that "the refund was approved" and "the refund was denied"
+// match as closely as a clause and its negation.
+func match(g, p clauseSense) float64 {
+	if len(g.words)+len(p.words) == 0 {
 		return 0
 	}
 	n := 0
-	for w := range a {
-		if b[w] {
+	for w := range g.words {
+		if p.words[w] {
 			n++
 		}
 	}
-	return 2 * float64(n) / float64(len(a)+len(b))
+	if _, _, ok := swappedAntonym(g.words, p.words); ok {
+		n++
+	}
+	return 2 * float64(n) / float64(len(g.words)+len(p.words))
 }
 
 // answerWord is the yes or no a clause opens with, as written.

@@ -176,3 +176,31 @@ func sentences(s string) []string {
 	}
 	return out
 }
+
+// TestCompareAt holds CompareAt's key rule: a categorical token that
+// repeats its key's words is the token, names keep their words, and a
+// different token stays different.
+func TestCompareAt(t *testing.T) {
+	cases := []struct {
+		key        string
+		kind       Kind
+		gold, pred string
+		want       Rule
+		pass       bool
+	}{
+		{"plan", Category, "premium", "Premium plan", RuleEquivalence, true},
+		{"plan", Category, "premium plan", "premium", RuleEquivalence, true},
+		{"payment_method", Category, "credit card", "credit card payment", RuleEquivalence, true},
+		{"plan", Category, "premium", "basic plan", RuleNeedsEmbedding, false},
+		{"plan", Category, "plan", "premium plan", RuleNeedsEmbedding, false}, // nothing left of gold
+		{"city", Name, "Mexico City", "Mexico", RuleNeedsEmbedding, false},
+		{"", Category, "premium", "premium plan", RuleNeedsEmbedding, false},
+		{"plan", Category, "premium", "premium", RuleExact, true},
+	}
+	for _, c := range cases {
+		v := Comparer{}.CompareAt(c.key, c.kind, c.gold, c.pred)
+		if v.Rule != c.want || v.Rule != RuleNeedsEmbedding && v.Pass != c.pass {
+			t.Errorf("CompareAt(%q, %s, %q, %q) = %s pass %v, want %s pass %v", c.key, c.kind, c.gold, c.pred, v.Rule, v.Pass, c.want, c.pass)
+		}
+	}
+}

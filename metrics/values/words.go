@@ -198,9 +198,11 @@ func sameWords(a, b []string) bool {
 
 // namedThings decides two tokens that both name a thing of one sort this
 // package knows: a unit of measure ("celsius", "C", "kg"), a currency, a
-// language or a country (by name or code), a weekday or a month. The
-// same thing passes by equivalence; two different ones fail
-// (parsed_differs): "celsius" is not "fahrenheit", whatever their cosine.
+// language, a country, a US state or Canadian province (by name or code),
+// a weekday or a month. The same thing of any sort passes by equivalence
+// ("Georgia" is the state "GA" though the country is "GE"); things of a
+// sort that reads both but none the same fail (parsed_differs): "celsius"
+// is not "fahrenheit", whatever their cosine.
 func namedThings(gold, pred string) (Ruling, bool) {
 	g, p := strings.ToLower(strings.TrimSpace(gold)), strings.ToLower(strings.TrimSpace(pred))
 	if gu, ok := unitNames[g]; ok {
@@ -208,12 +210,17 @@ func namedThings(gold, pred string) (Ruling, bool) {
 			return sameThing(gu == pu, gold, pred), true
 		}
 	}
-	for _, read := range []func(string) (string, bool){currencyCode, languageOf, countryOf, weekdayName, monthName} {
-		gc, gok := read(g)
-		pc, pok := read(p)
-		if gok && pok {
-			return sameThing(gc == pc, gold, pred), true
+	read := false // some sort reads both: they differ unless another says the same
+	for _, of := range []func(string) (string, bool){currencyCode, languageOf, countryOf, subdivisionOf, weekdayName, monthName} {
+		gc, gok := of(g)
+		pc, pok := of(p)
+		if gok && pok && gc == pc {
+			return sameThing(true, gold, pred), true
 		}
+		read = read || gok && pok
+	}
+	if read {
+		return sameThing(false, gold, pred), true
 	}
 	return Ruling{}, false
 }
