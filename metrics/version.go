@@ -21,7 +21,9 @@ package metrics
 //	   and Canadian provinces by postal code, a word swapped for its
 //	   antonym in a short reply clause contradicts it ("approved" /
 //	   "denied"), a categorical token that repeats its key's words is the
-//	   token ("Premium plan" for "premium" under "plan").
+//	   token ("Premium plan" for "premium" under "plan"); sizes ("M",
+//	   "medium"), yes and no as words ("yes", "true"), common short forms
+//	   ("asc"), and articles before a unit ("half an hour") are read.
 //
 // TestVersionPinsVerdicts fails when the verdicts of a fixed corpus change:
 // a change of meaning then bumps Version (once between releases) and

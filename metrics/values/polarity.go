@@ -173,7 +173,11 @@ var antonyms = func() map[string][]string {
 		online offline|input output|first last|oldest newest|old new|earliest latest|before after|above below|
 		higher lower|more less|plus minus|positive negative|success failure|succeeded failed|available unavailable|
 		active inactive|paid unpaid|read unread|subscribe unsubscribe|join leave|hot cold|heavy light|fast slow|
-		early late|long short|wide narrow|inclusive exclusive|male female|day night|yes no|on off|up down`, "|") {
+		early late|long short|wide narrow|inclusive exclusive|male female|day night|yes no|on off|up down|
+		confirm cancel|confirmed cancelled|confirmed canceled|approve decline|approved declined|accepted declined|
+		grant deny|granted denied|allowed denied|included excluded|passed failed|pass fail|present absent|
+		complete incomplete|completed incomplete|eligible ineligible|possible impossible|legal illegal|
+		correct incorrect|visible hidden|full empty|opens closes|arrived departed`, "|") {
 		w := strings.Fields(p)
 		m[w[0]] = append(m[w[0]], w[1])
 		m[w[1]] = append(m[w[1]], w[0])

@@ -151,6 +151,9 @@ func parseDuration(s string) (span, bool) {
 	for strings.TrimSpace(rest) != "" {
 		v, r, ok := leadingNumber(strings.TrimSpace(rest))
 		if !ok {
+			v, r, ok = articleNumber(strings.TrimSpace(rest))
+		}
+		if !ok {
 			return span{}, false
 		}
 		word, tail, _ := strings.Cut(strings.TrimSpace(r), " ")
@@ -166,6 +169,20 @@ func parseDuration(s string) (span, bool) {
 		rest, parts = tail, parts+1
 	}
 	return out, parts > 0
+}
+
+// articleNumber reads the number an article stands for before a unit:
+// "an hour" is one hour, "half an hour" half of one.
+func articleNumber(t string) (float64, string, bool) {
+	for _, a := range []struct {
+		prefix string
+		v      float64
+	}{{"half an ", 0.5}, {"half a ", 0.5}, {"an ", 1}, {"a ", 1}} {
+		if rest, ok := strings.CutPrefix(t, a.prefix); ok {
+			return a.v, rest, true
+		}
+	}
+	return 0, t, false
 }
 
 // parseISODuration reads an ISO 8601 duration: P[nY][nM][nW][nD][T[nH][nM][nS]].

@@ -199,7 +199,7 @@ func sameWords(a, b []string) bool {
 // namedThings decides two tokens that both name a thing of one sort this
 // package knows: a unit of measure ("celsius", "C", "kg"), a currency, a
 // language, a country, a US state or Canadian province (by name or code),
-// a weekday or a month. The same thing of any sort passes by equivalence
+// a weekday, a month, a size ("M", "medium") or a yes or no. The same thing of any sort passes by equivalence
 // ("Georgia" is the state "GA" though the country is "GE"); things of a
 // sort that reads both but none the same fail (parsed_differs): "celsius"
 // is not "fahrenheit", whatever their cosine.
@@ -211,7 +211,7 @@ func namedThings(gold, pred string) (Ruling, bool) {
 		}
 	}
 	read := false // some sort reads both: they differ unless another says the same
-	for _, of := range []func(string) (string, bool){currencyCode, languageOf, countryOf, subdivisionOf, weekdayName, monthName} {
+	for _, of := range []func(string) (string, bool){currencyCode, languageOf, countryOf, subdivisionOf, weekdayName, monthName, sizeOf, truthOf} {
 		gc, gok := of(g)
 		pc, pok := of(p)
 		if gok && pok && gc == pc {
@@ -232,6 +232,31 @@ func sameThing(same bool, gold, pred string) Ruling {
 	return parsed(false, gold, pred)
 }
 
+// sizes are garment and portion sizes by name and by letter.
+var sizes = map[string]string{
+	"xxs": "xxs", "extra extra small": "xxs", "xs": "xs", "extra small": "xs", "s": "s", "small": "s",
+	"m": "m", "medium": "m", "l": "l", "large": "l", "xl": "xl", "extra large": "xl",
+	"xxl": "xxl", "2xl": "xxl", "extra extra large": "xxl", "xxxl": "xxxl", "3xl": "xxxl",
+}
+
+// sizeOf reads a size: "medium" and "M" are one.
+func sizeOf(s string) (string, bool) {
+	v, ok := sizes[strings.Join(strings.Fields(strings.ReplaceAll(s, "-", " ")), " ")]
+	return v, ok
+}
+
+// truthOf reads a yes or a no written as a word: "yes" and "true" are
+// one (the boolean kind reads more forms: see parseBool).
+func truthOf(s string) (string, bool) {
+	switch s {
+	case "yes", "true":
+		return "yes", true
+	case "no", "false":
+		return "no", true
+	}
+	return "", false
+}
+
 func weekdayName(s string) (string, bool) {
 	d, ok := weekdays[strings.TrimSuffix(s, ".")]
 	return strconv.Itoa(d), ok
@@ -244,7 +269,7 @@ func monthName(s string) (string, bool) {
 
 // oneAntonym reports two word lists of one length that differ in one
 // word only, swapped for its antonym ("sort ascending" / "sort
-// descending", "buy" / "sell").
+// descending", "buy" / "sell", "ascending" / "desc").
 func oneAntonym(a, b []string) (string, string, bool) {
 	if len(a) != len(b) {
 		return "", "", false
@@ -258,10 +283,23 @@ func oneAntonym(a, b []string) (string, string, bool) {
 			at = i
 		}
 	}
-	if at < 0 || !slices.Contains(antonyms[a[at]], b[at]) {
+	if at < 0 || !opposite(a[at], b[at]) {
 		return "", "", false
 	}
 	return a[at], b[at], true
+}
+
+// opposite reports two words of opposite sense, either written in full
+// or short ("asc" / "descending").
+func opposite(a, b string) bool {
+	for _, x := range append([]string{a}, abbreviations[a]...) {
+		for _, y := range append([]string{b}, abbreviations[b]...) {
+			if slices.Contains(antonyms[x], y) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // equivalent reports a known equivalence between two names or tokens.
@@ -316,6 +354,12 @@ var abbreviations = map[string][]string{
 	"intl": {"international"}, "univ": {"university"}, "dept": {"department"}, "govt": {"government"},
 	"assn": {"association"}, "bros": {"brothers"}, "natl": {"national"}, "ctr": {"center", "centre"},
 	"jr": {"junior"}, "sr": {"senior"}, "mr": {"mister"}, "&": {"and"}, "n/a": {"not applicable"},
+	// Common short forms of categorical values (sort orders, statistics,
+	// units of business).
+	"asc": {"ascending"}, "desc": {"descending", "description"}, "avg": {"average"}, "min": {"minimum"},
+	"max": {"maximum"}, "qty": {"quantity"}, "amt": {"amount"}, "acct": {"account"}, "temp": {"temperature"},
+	"info": {"information"}, "misc": {"miscellaneous"}, "std": {"standard"}, "approx": {"approximately"},
+	"mgmt": {"management"}, "admin": {"administrator", "administration"}, "pct": {"percent"},
 }
 
 // abbreviated reports two word lists equal word by word, a word matching
