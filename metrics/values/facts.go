@@ -73,7 +73,7 @@ func Contradictions(gold, pred []string) []Contradiction {
 	if c, ok := nameContradiction(slices.Concat(gt...), slices.Concat(pt...)); ok {
 		out = append(out, c)
 	}
-	if c, ok := polarityContradiction(gold, pred); ok {
+	if c, ok := polarityContradiction(gold, pred, gt, pt); ok {
 		out = append(out, c)
 	}
 	return out

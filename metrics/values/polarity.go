@@ -31,15 +31,16 @@ func answerOf(clauses []string) string {
 	return ""
 }
 
-// dropAnswer removes the yes or no a clause opens with.
-func dropAnswer(c string) string {
+// answerEnd is where the yes or no clause c opens with ends (its
+// separator included); ok is false when it opens with none.
+func answerEnd(c string) (int, bool) {
 	if answerOf([]string{c}) == "" {
-		return c
+		return 0, false
 	}
 	if i := strings.IndexAny(c, ",.!;:—-"); i > 0 {
-		return c[i+1:]
+		return i + 1, true
 	}
-	return ""
+	return len(c), true
 }
 
 // negationWords negate the clause they are in; "out of" ("out of stock")
@@ -58,8 +59,16 @@ type clauseSense struct {
 	negated    bool
 }
 
-func senseOf(c string) clauseSense {
-	ts := features.Tokenize(dropAnswer(c))
+// senseOf reads the sense of clause c from its tokens ts, leaving out
+// the yes or no it opens with.
+func senseOf(c string, ts []features.Token) clauseSense {
+	if cut, ok := answerEnd(c); ok {
+		k := 0
+		for k < len(ts) && ts[k].Offset < cut {
+			k++
+		}
+		ts = ts[k:]
+	}
 	s := clauseSense{words: map[string]bool{}, all: map[string]bool{}}
 	for i, t := range ts {
 		w := strings.ReplaceAll(t.Lower, "’", "'")
@@ -89,23 +98,23 @@ const polarityMatch = 0.75
 // at least polarityMatch of them, two words at least) negates what it
 // states, states what it negates, or swaps a word for its antonym. A gold clause the prediction repeats word for
 // word is its own closest clause: it contradicts nothing.
-func polarityContradiction(gold, pred []string) (Contradiction, bool) {
+func polarityContradiction(gold, pred []string, gt, pt [][]features.Token) (Contradiction, bool) {
 	ga, pa := answerOf(gold), answerOf(pred)
 	if ga != "" && pa != "" && ga != pa {
 		return Contradiction{Kind: FactAnswer, Gold: answerWord(gold[0]), Pred: answerWord(pred[0])}, true
 	}
 	var ps []clauseSense // the predicted clauses' senses, once one is needed
-	for _, g := range gold {
+	for gi, g := range gold {
 		if slices.Contains(pred, g) {
 			continue // said alike: its closest predicted clause is itself
 		}
 		if ps == nil {
 			ps = make([]clauseSense, len(pred))
 			for i, p := range pred {
-				ps[i] = senseOf(p)
+				ps[i] = senseOf(p, pt[i])
 			}
 		}
-		gs := senseOf(g)
+		gs := senseOf(g, gt[gi])
 		if len(gs.words) < 2 {
 			continue
 		}
