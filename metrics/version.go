@@ -23,7 +23,10 @@ package metrics
 //	   "denied"), a categorical token that repeats its key's words is the
 //	   token ("Premium plan" for "premium" under "plan"); sizes ("M",
 //	   "medium"), yes and no as words ("yes", "true"), common short forms
-//	   ("asc"), and articles before a unit ("half an hour") are read.
+//	   ("asc"), articles before a unit ("half an hour"), dozens, a day
+//	   before its month ("3 June") and frequencies ("every week") are
+//	   read; an identifier may follow its key's words ("Gate B12") and a
+//	   version its "v"; an email address in a reply is a fact.
 //
 // TestVersionPinsVerdicts fails when the verdicts of a fixed corpus change:
 // a change of meaning then bumps Version (once between releases) and

@@ -95,7 +95,7 @@ func (c Comparer) Compare(k Kind, gold, pred string) Ruling {
 	case URL:
 		v = exactly(normalizeURL(gold), normalizeURL(pred))
 	case Identifier:
-		v = exactly(normalizeCode(gold), normalizeCode(pred))
+		v = exactly(normalizeIdentifier(gold), normalizeIdentifier(pred))
 	case Language, Country, Currency:
 		v = compareCodes(k, gold, pred)
 	case Address:
@@ -120,10 +120,28 @@ func (c Comparer) Compare(k Kind, gold, pred string) Ruling {
 // ("Mexico City" is not "Mexico" under "city").
 func (c Comparer) CompareAt(key string, k Kind, gold, pred string) Ruling {
 	v := c.Compare(k, gold, pred)
-	if v.Rule == RuleNeedsEmbedding && k == Category && sameBesideKey(key, gold, pred) {
+	switch {
+	case v.Rule == RuleNeedsEmbedding && k == Category && sameBesideKey(key, gold, pred):
 		return Ruling{Kind: k, Rule: RuleEquivalence, Pass: true}
+	case v.Rule == RuleDiffers && k == Identifier && sameCodeBesideKey(key, gold, pred):
+		return Ruling{Kind: k, Rule: RuleNormalized, Pass: true}
 	}
 	return v
+}
+
+// sameCodeBesideKey reports two identifiers the same once one leaves out
+// the words of its key before the code, and a "#" ("Gate B12" for "B12"
+// under "gate", "Order #10293" for "10293" under "order_id").
+func sameCodeBesideKey(key, gold, pred string) bool {
+	kw := KeyWords(key)
+	strip := func(s string) string {
+		f := strings.Fields(s)
+		for len(f) > 1 && slices.Contains(kw, strings.ToLower(strings.TrimRight(f[0], ":#"))) {
+			f = f[1:]
+		}
+		return normalizeIdentifier(strings.TrimPrefix(strings.Join(f, " "), "#"))
+	}
+	return len(kw) > 0 && strip(gold) == strip(pred)
 }
 
 // sameBesideKey reports gold and pred the same words once the words of

@@ -130,6 +130,19 @@ func parsePhone(s, region string) (*phonenumbers.PhoneNumber, bool) {
 	return n, true
 }
 
+// normalizeIdentifier is normalizeCode, and a version number's "v"
+// dropped ("v2.4.1" is "2.4.1").
+func normalizeIdentifier(s string) string {
+	c := normalizeCode(s)
+	if versionText.MatchString(c) {
+		return strings.TrimPrefix(c, "v")
+	}
+	return c
+}
+
+// versionText is a dotted version number, "v" or not: 2.4, v2.4.1.
+var versionText = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
+
 // normalizeCode is an identifier's normal form: case-folded, without
 // white space, hyphens and underscores ("ORD-10293" = "ord 10293" =
 // "ORD10293"); dots, slashes and colons stay ("1.2.3" is not "12.3").

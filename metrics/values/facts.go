@@ -2,6 +2,7 @@ package values
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,9 +166,17 @@ func textFacts(clauses []string, tokens [][]features.Token) []fact {
 				out = append(out, fact{kind: FactWeekday, key: "weekday", value: strconv.Itoa(d), text: t.Text})
 			}
 		}
+		for _, e := range emailsIn.FindAllString(c, -1) {
+			e = strings.TrimRight(e, ".")
+			out = append(out, fact{kind: FactIdentifier, key: "email", value: normalizeEmail(e), text: e})
+		}
 	}
 	return out
 }
+
+// emailsIn finds the email addresses of a text (the tokenizer splits
+// them at "@").
+var emailsIn = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+`)
 
 // amountFact reads the unit of the number of span s in clause c: a
 // currency sign or code before it, a percent sign or word after it, a

@@ -289,7 +289,7 @@ var (
 		"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
 		"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
 		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-		"forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "dozen": 12,
+		"forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 	}
 	scaleWords = map[string]float64{"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 )
@@ -314,6 +314,9 @@ func parseNumberWords(s string) (float64, bool) {
 			seen = true
 		case w == "hundred":
 			current = max(current, 1) * 100
+			seen = true
+		case w == "dozen" || w == "dozens":
+			current = max(current, 1) * 12
 			seen = true
 		case scaleWords[w] > 0:
 			total += max(current, 1) * scaleWords[w]

@@ -196,6 +196,10 @@ func TestCompareAt(t *testing.T) {
 		{"city", Name, "Mexico City", "Mexico", RuleNeedsEmbedding, false},
 		{"", Category, "premium", "premium plan", RuleNeedsEmbedding, false},
 		{"plan", Category, "premium", "premium", RuleExact, true},
+		{"gate", Identifier, "B12", "Gate B12", RuleNormalized, true},
+		{"order_id", Identifier, "10293", "Order #10293", RuleNormalized, true},
+		{"gate", Identifier, "B12", "Gate B21", RuleDiffers, false},
+		{"terminal", Identifier, "B12", "Gate B12", RuleDiffers, false},
 	}
 	for _, c := range cases {
 		v := Comparer{}.CompareAt(c.key, c.kind, c.gold, c.pred)

@@ -78,6 +78,9 @@ var (
 	clockText   = regexp.MustCompile(`^(\d{1,2})(?:[:.h](\d{2}))?(?::(\d{2})(?:\.\d+)?)?\s*(a\.?m\.?|p\.?m\.?)?$`)
 	zoneText    = regexp.MustCompile(`(?i)(z|[+-]\d{2}:?\d{2}|\b(utc|gmt|[a-z]{2,4}t))$`)
 	hasClock    = regexp.MustCompile(`(?i)\d:\d{2}|\d\s*[ap]\.?m\b|t\d{2}`)
+	// dayMonth is a day before its month with no year ("3 June"), which
+	// dateparse reads only the other way round ("June 3").
+	dayMonth = regexp.MustCompile(`^(\d{1,2})\s+([A-Za-z]+\.?)$`)
 )
 
 // parseClock reads a time of day: "15:00", "15:00:00", "3pm", "3 p.m.",
@@ -126,6 +129,9 @@ func parseMoment(s string) (moment, bool) {
 	}
 	t = dropWeekday(ordinal.ReplaceAllString(t, "$1"))
 	t = strings.ReplaceAll(t, " of ", " ")
+	if m := dayMonth.FindStringSubmatch(t); m != nil && namesMonth(m[2]) {
+		t = m[2] + " " + m[1]
+	}
 	if !numericDate.MatchString(t) && !namesMonth(t) {
 		return moment{}, false
 	}

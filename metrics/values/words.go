@@ -199,7 +199,8 @@ func sameWords(a, b []string) bool {
 // namedThings decides two tokens that both name a thing of one sort this
 // package knows: a unit of measure ("celsius", "C", "kg"), a currency, a
 // language, a country, a US state or Canadian province (by name or code),
-// a weekday, a month, a size ("M", "medium") or a yes or no. The same thing of any sort passes by equivalence
+// a weekday, a month, a size ("M", "medium"), a yes or no, or a
+// frequency ("weekly", "every week"). The same thing of any sort passes by equivalence
 // ("Georgia" is the state "GA" though the country is "GE"); things of a
 // sort that reads both but none the same fail (parsed_differs): "celsius"
 // is not "fahrenheit", whatever their cosine.
@@ -211,7 +212,7 @@ func namedThings(gold, pred string) (Ruling, bool) {
 		}
 	}
 	read := false // some sort reads both: they differ unless another says the same
-	for _, of := range []func(string) (string, bool){currencyCode, languageOf, countryOf, subdivisionOf, weekdayName, monthName, sizeOf, truthOf} {
+	for _, of := range []func(string) (string, bool){currencyCode, languageOf, countryOf, subdivisionOf, weekdayName, monthName, sizeOf, truthOf, frequencyOf} {
 		gc, gok := of(g)
 		pc, pok := of(p)
 		if gok && pok && gc == pc {
@@ -243,6 +244,32 @@ var sizes = map[string]string{
 func sizeOf(s string) (string, bool) {
 	v, ok := sizes[strings.Join(strings.Fields(strings.ReplaceAll(s, "-", " ")), " ")]
 	return v, ok
+}
+
+// frequencies are how often something recurs, as an adverb and as a
+// phrase ("weekly", "every week", "once a week").
+var frequencies = func() map[string]string {
+	m := map[string]string{"annually": "year", "annual": "year", "fortnightly": "2 weeks", "every other week": "2 weeks"}
+	for _, u := range []string{"hour", "day", "week", "month", "quarter", "year"} {
+		adverb := u + "ly"
+		if u == "day" {
+			adverb = "daily"
+		}
+		article := "a"
+		if u == "hour" {
+			article = "an"
+		}
+		for _, f := range []string{adverb, "every " + u, "each " + u, "once " + article + " " + u, "per " + u} {
+			m[f] = u
+		}
+	}
+	return m
+}()
+
+// frequencyOf reads how often: "weekly" and "every week" are one.
+func frequencyOf(s string) (string, bool) {
+	f, ok := frequencies[strings.Join(strings.Fields(s), " ")]
+	return f, ok
 }
 
 // truthOf reads a yes or a no written as a word: "yes" and "true" are
