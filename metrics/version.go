@@ -26,7 +26,10 @@ package metrics
 //	   ("asc"), articles before a unit ("half an hour"), dozens, a day
 //	   before its month ("3 June") and frequencies ("every week") are
 //	   read; an identifier may follow its key's words ("Gate B12") and a
-//	   version its "v"; an email address in a reply is a fact.
+//	   version its "v"; ordinals ("3rd", "third") are read, and a word
+//	   may be written short ("auto"). In replies, email addresses and
+//	   frequencies are facts, and an amount of money keeps its currency
+//	   ("$84.20" contradicts "€84.20").
 //
 // TestVersionPinsVerdicts fails when the verdicts of a fixed corpus change:
 // a change of meaning then bumps Version (once between releases) and

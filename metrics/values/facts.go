@@ -21,6 +21,7 @@ const (
 	FactDate       FactKind = "date"       // "May 20, 2024", "2024-05-20", "Q3"
 	FactTime       FactKind = "time"       // "3pm", "15:00"
 	FactWeekday    FactKind = "weekday"    // "Tuesday"
+	FactFrequency  FactKind = "frequency"  // "monthly", "every month"
 	FactIdentifier FactKind = "identifier" // a code mixing letters and digits, digits joined by separators
 	FactName       FactKind = "name"       // capitalised words, acronyms: "Boston", "Alice Chen", "FedEx"
 	FactAnswer     FactKind = "answer"     // a reply that opens with "Yes," or "No,"
@@ -111,9 +112,17 @@ func sameFact(a, b fact) bool {
 		return a.value[len(a.value)-5:] == b.value[len(b.value)-5:]
 	}
 	if a.kind == FactAmount {
-		x, e1 := strconv.ParseFloat(a.value, 64)
-		y, e2 := strconv.ParseFloat(b.value, 64)
-		return e1 == nil && e2 == nil && Comparer{Tolerance: 1e-9}.close(x, y)
+		ac, av, _ := strings.Cut(a.value, " ") // "USD 89"; a plain number has no space
+		bc, bv, _ := strings.Cut(b.value, " ")
+		if av == "" {
+			ac, av = "", ac
+		}
+		if bv == "" {
+			bc, bv = "", bc
+		}
+		x, e1 := strconv.ParseFloat(av, 64)
+		y, e2 := strconv.ParseFloat(bv, 64)
+		return ac == bc && e1 == nil && e2 == nil && Comparer{Tolerance: 1e-9}.close(x, y)
 	}
 	return false
 }
@@ -127,9 +136,9 @@ func tokenizeAll(clauses []string) [][]features.Token {
 	return out
 }
 
-// textFacts reads the amounts, dates, times, weekdays and identifiers of
-// clauses, given with their tokens (features.AnchorSpans does the
-// reading).
+// textFacts reads the amounts, dates, times, weekdays, identifiers,
+// email addresses and frequencies of clauses, given with their tokens
+// (features.AnchorSpans reads the anchors).
 func textFacts(clauses []string, tokens [][]features.Token) []fact {
 	var out []fact
 	for i, c := range clauses {
@@ -161,9 +170,12 @@ func textFacts(clauses []string, tokens [][]features.Token) []fact {
 				}
 			}
 		}
-		for _, t := range ts {
+		for i, t := range ts {
 			if d, ok := weekdays[t.Lower]; ok && len(t.Lower) > 3 {
 				out = append(out, fact{kind: FactWeekday, key: "weekday", value: strconv.Itoa(d), text: t.Text})
+			}
+			if f, ok := frequencyAt(ts, i); ok {
+				out = append(out, f)
 			}
 		}
 		for _, e := range emailsIn.FindAllString(c, -1) {
@@ -172,6 +184,22 @@ func textFacts(clauses []string, tokens [][]features.Token) []fact {
 		}
 	}
 	return out
+}
+
+// frequencyAt reads a frequency at token i: one word ("monthly") or
+// "every", "each" or "per" and a unit ("every month"). A frequency fact
+// is never a number: "2 per day" is an amount's.
+func frequencyAt(ts []features.Token, i int) (fact, bool) {
+	w := ts[i].Lower
+	if f, ok := frequencies[w]; ok && !strings.Contains(w, " ") {
+		return fact{kind: FactFrequency, key: "frequency", value: f, text: ts[i].Text}, true
+	}
+	if (w == "every" || w == "each" || w == "per") && i+1 < len(ts) && (i == 0 || ts[i-1].Kind != features.Number) {
+		if f, ok := frequencies[w+" "+ts[i+1].Lower]; ok {
+			return fact{kind: FactFrequency, key: "frequency", value: f, text: ts[i].Text + " " + ts[i+1].Text}, true
+		}
+	}
+	return fact{}, false
 }
 
 // emailsIn finds the email addresses of a text (the tokenizer splits
@@ -191,7 +219,7 @@ func amountFact(c string, ts []features.Token, s features.Span, written string) 
 	after := c[last.Offset+len(last.Text):]
 	for _, cs := range currencySymbols {
 		if strings.HasSuffix(before, cs.sign) {
-			f.key = "amount:" + cs.code
+			f.key, f.value = moneyKey, cs.code+" "+f.value
 			if sign := rawBefore[max(0, len(rawBefore)-len(cs.sign)):]; utf8.ValidString(sign) {
 				f.text = sign + written
 			}
@@ -205,7 +233,7 @@ func amountFact(c string, ts []features.Token, s features.Span, written string) 
 	if s.End < len(ts) && strings.TrimSpace(c[last.Offset+len(last.Text):ts[s.End].Offset]) == "" {
 		next := ts[s.End].Lower
 		if code, ok := currencyCode(next); ok {
-			f.key = "amount:" + code
+			f.key, f.value = moneyKey, code+" "+f.value
 		} else if next == "percent" {
 			f.key = "amount:%"
 		} else if u, ok := unitNames[next]; ok {
@@ -219,10 +247,15 @@ func amountFact(c string, ts []features.Token, s features.Span, written string) 
 		}
 	}
 	if code, ok := currencyBefore(before); ok && f.key == "amount" {
-		f.key = "amount:" + code
+		f.key, f.value = moneyKey, code+" "+f.value
 	}
 	return f
 }
+
+// moneyKey is the key of every amount of money: its value is the
+// currency code and the number ("USD 89"), so "$84.20" and "€84.20"
+// contradict, as "$89" and "$98" do.
+const moneyKey = "amount:money"
 
 // currencyBefore reads a currency code written just before an amount
 // ("USD 89").

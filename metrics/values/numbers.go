@@ -1,6 +1,7 @@
 package values
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -44,6 +45,9 @@ func (c Comparer) amounts(gold, pred string) Ruling {
 		return compareWords(gold, pred)
 	}
 	p, ok := parseAmount(pred)
+	if n, isOrdinal := ordinalOf(pred); !ok && isOrdinal {
+		p, ok = amount{value: float64(n)}, true // "third" for "3rd"
+	}
 	if !ok {
 		return unparsed(g.kind(), pred)
 	}
@@ -102,6 +106,10 @@ func parseAmount(s string) (amount, bool) {
 	v, rest, ok := leadingNumber(t)
 	if !ok {
 		return amount{}, false
+	}
+	if n, ok := ordinalOf(t); ok && rest != "" && unicode.IsLetter(rune(rest[0])) {
+		a.value = float64(n) // "3rd": the number it counts
+		return a, true
 	}
 	spaced := rest != "" && unicode.IsSpace(rune(rest[0]))
 	rest = strings.TrimSpace(rest)
@@ -326,4 +334,34 @@ func parseNumberWords(s string) (float64, bool) {
 		}
 	}
 	return total + current, seen
+}
+
+// ordinals are the ordinal numbers written as words.
+var ordinals = map[string]int{
+	"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+	"ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+	"fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+	"twentieth": 20, "thirtieth": 30,
+}
+
+// ordinalText is an ordinal in digits: 1st, 22nd, 3rd, 14th.
+var ordinalText = regexp.MustCompile(`^(\d{1,4})(st|nd|rd|th)$`)
+
+// ordinalOf reads an ordinal number, "3rd" or "third" (and "twenty-first"):
+// the number it counts.
+func ordinalOf(s string) (int, bool) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if m := ordinalText.FindStringSubmatch(t); m != nil {
+		n, err := strconv.Atoi(m[1])
+		return n, err == nil
+	}
+	tens, unit, compound := strings.Cut(strings.ReplaceAll(t, " ", "-"), "-")
+	if !compound {
+		n, ok := ordinals[t]
+		return n, ok
+	}
+	if n, ok := ordinals[unit]; ok && n < 10 && smallNumbers[tens] >= 20 && int(smallNumbers[tens])%10 == 0 {
+		return int(smallNumbers[tens]) + n, true
+	}
+	return 0, false
 }

@@ -186,7 +186,9 @@ var antonyms = func() map[string][]string {
 		confirm cancel|confirmed cancelled|confirmed canceled|approve decline|approved declined|accepted declined|
 		grant deny|granted denied|allowed denied|included excluded|passed failed|pass fail|present absent|
 		complete incomplete|completed incomplete|eligible ineligible|possible impossible|legal illegal|
-		correct incorrect|visible hidden|full empty|opens closes|arrived departed`, "|") {
+		correct incorrect|visible hidden|full empty|opens closes|arrived departed|added removed|
+		increased decreased|started stopped|bought sold|won lost|joined left|upgraded downgraded|
+		imported exported|subscribed unsubscribed|entered exited|raised lowered|gained lost`, "|") {
 		w := strings.Fields(p)
 		m[w[0]] = append(m[w[0]], w[1])
 		m[w[1]] = append(m[w[1]], w[0])

@@ -62,10 +62,24 @@ func compareWords(gold, pred string) Ruling {
 			return Ruling{Rule: RuleContradicted, Detail: c.String()}
 		}
 	}
-	if equivalent(gold, pred, gw, pw) {
+	if equivalent(gold, pred, gw, pw) || truncated(gw, pw) {
 		return Ruling{Rule: RuleEquivalence, Pass: true}
 	}
 	return Ruling{Rule: RuleNeedsEmbedding}
+}
+
+// truncated reports one single word written as the other's first
+// letters, four at least ("auto" for "automatic", "info" for
+// "information"), a word and its antonym aside.
+func truncated(a, b []string) bool {
+	if len(a) != 1 || len(b) != 1 {
+		return false
+	}
+	short, long := a[0], b[0]
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	return len(short) >= 4 && short != long && strings.HasPrefix(long, short) && !opposite(short, long)
 }
 
 // compareNames decides two names as compareWords does, then by their main
@@ -199,8 +213,8 @@ func sameWords(a, b []string) bool {
 // namedThings decides two tokens that both name a thing of one sort this
 // package knows: a unit of measure ("celsius", "C", "kg"), a currency, a
 // language, a country, a US state or Canadian province (by name or code),
-// a weekday, a month, a size ("M", "medium"), a yes or no, or a
-// frequency ("weekly", "every week"). The same thing of any sort passes by equivalence
+// a weekday, a month, a size ("M", "medium"), a yes or no, a frequency
+// ("weekly", "every week") or an ordinal ("third", "3rd"). The same thing of any sort passes by equivalence
 // ("Georgia" is the state "GA" though the country is "GE"); things of a
 // sort that reads both but none the same fail (parsed_differs): "celsius"
 // is not "fahrenheit", whatever their cosine.
@@ -212,7 +226,7 @@ func namedThings(gold, pred string) (Ruling, bool) {
 		}
 	}
 	read := false // some sort reads both: they differ unless another says the same
-	for _, of := range []func(string) (string, bool){currencyCode, languageOf, countryOf, subdivisionOf, weekdayName, monthName, sizeOf, truthOf, frequencyOf} {
+	for _, of := range []func(string) (string, bool){currencyCode, languageOf, countryOf, subdivisionOf, weekdayName, monthName, sizeOf, truthOf, frequencyOf, ordinalName} {
 		gc, gok := of(g)
 		pc, pok := of(p)
 		if gok && pok && gc == pc {
@@ -270,6 +284,13 @@ var frequencies = func() map[string]string {
 func frequencyOf(s string) (string, bool) {
 	f, ok := frequencies[strings.Join(strings.Fields(s), " ")]
 	return f, ok
+}
+
+// ordinalName reads an ordinal, in words or digits: "third" and "3rd"
+// are one.
+func ordinalName(s string) (string, bool) {
+	n, ok := ordinalOf(s)
+	return strconv.Itoa(n), ok
 }
 
 // truthOf reads a yes or a no written as a word: "yes" and "true" are
