@@ -12,7 +12,7 @@
 //	                        fix; exit status 3)
 //	  internal/safefile     the one atomic file writer and a file's sha256
 //	  internal/location     local paths and gocloud.dev/blob URLs; the S3
-//	                        opener (logged retries, resumed reads)
+//	                        and GCS openers (logged retries, resumed reads)
 //	  internal/otlpjson     the OTLP JSON encoding (spans in, log records out)
 //	  internal/visible      control characters of untrusted text shown, not
 //	                        sent (terminal messages, TSV fields)

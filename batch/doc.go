@@ -53,9 +53,8 @@
 // ordinals.parquet (each dialog's input position and gold digest) so that
 // rundir.Merge can rebuild exactly the files a single run gives. Input and
 // output locations may be local paths or gocloud.dev/blob URLs (package
-// internal/location: file://, mem://, and s3:// or gs:// when the binary links
-// those drivers); a remote output is staged locally and uploaded at the
-// end, summary.json last.
+// internal/location: file://, mem://, s3:// and gs://); a remote output is
+// staged locally and uploaded at the end, summary.json last.
 //
 // Package batch never prints: progress is reported through [Progress].
 package batch

@@ -97,6 +97,9 @@ func Download(ctx context.Context, mux *blob.URLMux, l Location, dir string) (st
 	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		os.Remove(f.Name())
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return "", fmt.Errorf("%w: %s (it was replaced or deleted while being read): %w", ErrChanged, l.Raw, err)
+		}
 		return "", fmt.Errorf("%w: downloading %s: %w", ErrUnreadable, l.Raw, err)
 	}
 	if err := f.Close(); err != nil {
@@ -110,14 +113,17 @@ func Download(ctx context.Context, mux *blob.URLMux, l Location, dir string) (st
 // object becomes visible only when its upload completes; callers upload
 // summary.json last.
 func Upload(ctx context.Context, mux *blob.URLMux, dst Location, files []string) error {
-	b, err := dst.OpenBucket(ctx, mux)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
 	for _, f := range files {
-		if err := uploadOne(ctx, b, path.Join(dst.Key, filepath.Base(f)), f); err != nil {
-			return fmt.Errorf("%w: uploading %s to %s: %w", ErrUnreadable, filepath.Base(f), dst.Raw, err)
+		// A bucket for each file: a gs:// bucket counts the retries of its
+		// uploads together (see GCSOpener), so each upload has them all.
+		b, err := dst.OpenBucket(ctx, mux)
+		if err != nil {
+			return err
+		}
+		err = uploadOne(ctx, b, path.Join(dst.Key, filepath.Base(f)), f)
+		b.Close()
+		if err != nil {
+			return fmt.Errorf("%w: uploading %s to %s: %w", ErrUnreadable, filepath.Base(f), dst.Raw, redactedError{err})
 		}
 	}
 	return nil
@@ -220,6 +226,9 @@ func fetch(ctx context.Context, mux *blob.URLMux, l Location, dir string, names 
 			marker = a
 		}
 		if err := downloadTo(ctx, b, key, filepath.Join(dir, n)); err != nil {
+			if gcerrors.Code(err) == gcerrors.NotFound { // it was there a moment ago
+				return fmt.Errorf("%w: %s/%s (it was replaced or deleted while being read): %w", ErrChanged, l.Raw, n, err)
+			}
 			return fmt.Errorf("%w: downloading %s/%s: %w", ErrUnreadable, l.Raw, n, err)
 		}
 	}

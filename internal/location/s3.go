@@ -21,11 +21,13 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	gcaws "gocloud.dev/aws"
 	"gocloud.dev/blob"
+	"gocloud.dev/blob/gcsblob"
 	"gocloud.dev/blob/s3blob"
 )
 
-// DefaultMaxAttempts is how many times a request to an S3 store is tried,
-// the first included, unless AWS_MAX_ATTEMPTS or MuxOptions say otherwise.
+// DefaultMaxAttempts is how many times a request to an object store is
+// tried, the first included, unless MuxOptions (or, for S3,
+// AWS_MAX_ATTEMPTS) say otherwise.
 const DefaultMaxAttempts = 5
 
 // DefaultMaxBackoff caps the wait before a retry.
@@ -40,8 +42,9 @@ type MuxOptions struct {
 	// Log receives one line per retried request and per resumed read
 	// (nil: they are not reported).
 	Log func(msg string)
-	// MaxAttempts of one request, the first included (0: AWS_MAX_ATTEMPTS
-	// when set, else DefaultMaxAttempts).
+	// MaxAttempts of one request, the first included (0: for S3,
+	// AWS_MAX_ATTEMPTS when set; else DefaultMaxAttempts). A GCS upload
+	// has MaxAttempts-1 retries in all, its chunks together.
 	MaxAttempts int
 	// MaxBackoff caps the jittered exponential wait between attempts (0:
 	// DefaultMaxBackoff).
@@ -49,17 +52,19 @@ type MuxOptions struct {
 }
 
 // NewURLMux returns the object stores aem opens: s3:// through
-// [S3Opener] with opts, every other scheme of blob.DefaultURLMux() (gs://,
-// file://, mem://, and any a test registered) as gocloud opens it.
+// [S3Opener] and gs:// through [GCSOpener], with opts; every other scheme
+// of blob.DefaultURLMux() (file://, mem://, and any a test registered) as
+// gocloud opens it.
 func NewURLMux(opts MuxOptions) *blob.URLMux {
 	def := blob.DefaultURLMux()
 	mux := new(blob.URLMux)
 	for _, scheme := range def.BucketSchemes() {
-		if scheme != s3blob.Scheme {
+		if scheme != s3blob.Scheme && scheme != gcsblob.Scheme {
 			mux.RegisterBucket(scheme, def)
 		}
 	}
 	mux.RegisterBucket(s3blob.Scheme, &S3Opener{Options: opts})
+	mux.RegisterBucket(gcsblob.Scheme, &GCSOpener{Options: opts})
 	return mux
 }
 
