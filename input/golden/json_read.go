@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -435,7 +437,10 @@ func parseSide(raw json.RawMessage, gold bool) (s side, noCall bool, serr *sideE
 		return side{}, false, &sideError{problem: "must be an object or null", fix: `write {"response": "..."} or {"tool_id": "...", "action": "...", "args": {...}}`}
 	}
 	var name opt[string] // a plain function's name
-	for k, v := range obj {
+	// In key order: a side with two faults gets the same message every
+	// time (a map's order would pick one at random).
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		v := obj[k]
 		switch k {
 		case "response", "tool_id", "action", "name":
 			txt, err := jsonString(v, false)

@@ -613,3 +613,20 @@ func TestJSONExtras(t *testing.T) {
 		})
 	}
 }
+
+// TestSideFaultsInKeyOrder: a side with several faults is refused for the
+// same one on every read (the first key in name order), as the same input
+// must always give the same message.
+func TestSideFaultsInKeyOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "two_faults.jsonl")
+	line := `{"dialog_id":"d","turns":[{"turn_no":1,"gold_turn":{"zeta":1,"response":2,"beta":3,"alpha":4}}]}`
+	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		var re *badinput.RowError
+		if err := readErr(path); !errors.As(err, &re) || re.Field != "turns[0].gold_turn.alpha" {
+			t.Fatalf("err = %v, want the fault at gold_turn.alpha every time", err)
+		}
+	}
+}
