@@ -125,3 +125,88 @@ func BenchmarkWriteGenerated(b *testing.B) {
 	}
 	b.ReportMetric(float64(turns)*float64(b.N)/b.Elapsed().Seconds(), "turns/s")
 }
+
+// benchJSONL writes the generated dataset as JSON Lines (renderJSONL: one
+// dialog object per line, args as text).
+func benchJSONL(b *testing.B) (string, int64) {
+	b.Helper()
+	cfg := datasets.DefaultGenConfig()
+	cfg.Dialogs = benchDialogs()
+	path := filepath.Join(b.TempDir(), "bench.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var n int64
+	for d := range datasets.Generate(cfg) {
+		var rows []anyRow
+		for _, t := range d.Turns {
+			r, err := RowOf(t)
+			if err != nil {
+				b.Fatal(err)
+			}
+			no := r.TurnNo
+			rows = append(rows, anyRow{DialogID: &r.DialogID, TurnNo: &no, Turn: &r.Turn, GoldResponse: r.GoldResponse, PredictResponse: r.PredictResponse,
+				GoldToolID: r.GoldToolID, GoldAction: r.GoldAction, GoldArgs: r.GoldArgs, PredictToolID: r.PredictToolID, PredictAction: r.PredictAction,
+				PredictArgs: r.PredictArgs, Tags: r.Tags, DependsOn: r.DependsOn, HumanLabel: r.HumanLabel, HumanScore: r.HumanScore, Weight: r.Weight,
+				LatencyMS: r.LatencyMS, GoldNoCall: r.GoldNoCall})
+			n++
+		}
+		if _, err := f.Write(renderJSONL(rows)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return path, n
+}
+
+// BenchmarkReadJSONL measures what the field limit's filter (jsonFilter)
+// costs on ordinary JSON Lines, where it leaves nothing out: "filtered"
+// is the reader's default, "unfiltered" the reader without it; compare
+// the two within one run.
+func BenchmarkReadJSONL(b *testing.B) {
+	path, turns := benchJSONL(b)
+	for _, unfiltered := range []bool{false, true} {
+		name := "filtered"
+		if unfiltered {
+			name = "unfiltered"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				got, err := readJSONFile(path, unfiltered)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got != turns {
+					b.Fatalf("read %d turns, want %d", got, turns)
+				}
+			}
+			b.ReportMetric(float64(turns)*float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+		})
+	}
+}
+
+// readJSONFile reads a JSON Lines file with the default field limit,
+// through the filter or not, and counts its turns.
+func readJSONFile(path string, unfiltered bool) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := &Reader{path: path, format: FormatJSONL, maxField: DefaultMaxFieldBytes, unfiltered: unfiltered}
+	if err := r.openJSON(f, FormatJSONL, newToolSource(nil)); err != nil {
+		return 0, err
+	}
+	var n int64
+	for {
+		d, err := r.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n += int64(len(d.Turns))
+	}
+}

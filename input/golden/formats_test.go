@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -114,6 +115,11 @@ func deref[T any](p *T) T {
 // readBoth writes rows as Parquet and as JSON Lines into dir and reads
 // both files to the end.
 func readBoth(t *testing.T, dir string, rows []anyRow) (fromParquet, fromJSON []Dialog, parquetErr, jsonErr error) {
+	return readBothWith(t, dir, rows, ReadOptions{})
+}
+
+// readBothWith is readBoth with opts.
+func readBothWith(t *testing.T, dir string, rows []anyRow, opts ReadOptions) (fromParquet, fromJSON []Dialog, parquetErr, jsonErr error) {
 	t.Helper()
 	pq := filepath.Join(dir, "rows.parquet")
 	writeRows(t, pq, rows, 10)
@@ -121,14 +127,14 @@ func readBoth(t *testing.T, dir string, rows []anyRow) (fromParquet, fromJSON []
 	if err := os.WriteFile(js, renderJSONL(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fromParquet, parquetErr = readDialogs(pq)
-	fromJSON, jsonErr = readDialogs(js)
+	fromParquet, parquetErr = readDialogs(pq, opts)
+	fromJSON, jsonErr = readDialogs(js, opts)
 	return fromParquet, fromJSON, parquetErr, jsonErr
 }
 
 // readDialogs reads every dialog of path, up to the first error.
-func readDialogs(path string) ([]Dialog, error) {
-	r, err := Open(context.Background(), path, ReadOptions{})
+func readDialogs(path string, opts ReadOptions) ([]Dialog, error) {
+	r, err := Open(context.Background(), path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +265,81 @@ func TestFormatsAgreeOnMalformedRows(t *testing.T) {
 	}
 }
 
+// TestFormatsAgreeOnOverLimitRows: a text value over --max-field-bytes is
+// refused alike from both formats, with its decoded length (JSON escapes
+// and multi-byte characters counted as the bytes they decode to), in
+// every field validate limits; the JSON reader leaves these values out
+// before decoding them (jsonFilter), which must not change what it says.
+func TestFormatsAgreeOnOverLimitRows(t *testing.T) {
+	const limit = 24
+	// 25 bytes decoded; renderJSONL writes <, > and & as \u003c... (43 raw
+	// bytes), é and € as they are.
+	over := "<b>é & €</b> over it!!"
+	at := strings.Repeat("a", limit)
+	if len(over) != limit+1 {
+		t.Fatalf("len(over) = %d", len(over))
+	}
+	reply := func(mut func(*anyRow)) []anyRow {
+		r := anyRow{DialogID: sp("d"), TurnNo: ip(1), Turn: sp("Agent"), GoldResponse: sp("Your order ships Monday."), PredictResponse: sp("It ships Monday.")}
+		mut(&r)
+		return []anyRow{r}
+	}
+	tool := func(mut func(*anyRow)) []anyRow {
+		r := anyRow{DialogID: sp("d"), TurnNo: ip(1), Turn: sp("Tool"), GoldToolID: sp("orders"), GoldAction: sp("get"), GoldArgs: sp(`{"id": 7}`),
+			PredictToolID: sp("orders"), PredictAction: sp("get"), PredictArgs: sp(`{"id": 7}`)}
+		mut(&r)
+		return []anyRow{r}
+	}
+	n := len(over)
+	tests := []struct {
+		name string
+		rows []anyRow
+		col  string // the column refused; "" for none
+		size int    // its length
+	}{
+		{"gold reply", reply(func(r *anyRow) { r.GoldResponse = sp(over) }), ColGoldResponse, n},
+		{"predicted reply", reply(func(r *anyRow) { r.PredictResponse = sp(over) }), ColPredictResponse, n},
+		{"predicted reply on a Tool turn", tool(func(r *anyRow) { r.PredictResponse = sp(over) }), ColPredictResponse, n},
+		{"role", reply(func(r *anyRow) { r.Turn = sp(over) }), ColTurn, n},
+		{"dialog_id", reply(func(r *anyRow) { r.DialogID = sp(over) }), ColDialogID, n},
+		{"tag", reply(func(r *anyRow) { r.Tags = []string{"short", over} }), ColTags, n},
+		{"gold tool", tool(func(r *anyRow) { r.GoldToolID = sp(over) }), ColGoldToolID, n},
+		{"gold action", tool(func(r *anyRow) { r.GoldAction = sp(over) }), ColGoldAction, n},
+		{"gold args", tool(func(r *anyRow) { r.GoldArgs = sp(`{"q": "` + over + `"}`) }), ColGoldArgs, n + 9},
+		{"predicted tool", tool(func(r *anyRow) { r.PredictToolID = sp(over) }), ColPredictToolID, n},
+		{"predicted action", tool(func(r *anyRow) { r.PredictAction = sp(over) }), ColPredictAction, n},
+		{"predicted args the agent garbled", tool(func(r *anyRow) { r.PredictArgs = sp("not json " + over) }), ColPredictArgs, n + 9},
+		{"the first of two, in column order", tool(func(r *anyRow) { r.PredictArgs, r.GoldAction = sp(over), sp(over) }), ColGoldAction, n},
+		{"size before any other rule", tool(func(r *anyRow) { r.Turn, r.PredictArgs = sp("Robot"), sp(over) }), ColPredictArgs, n},
+		{"every value at the limit", reply(func(r *anyRow) { r.GoldResponse, r.PredictResponse, r.Tags = sp(at), sp(at), []string{at} }), "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fromParquet, fromJSON, pErr, jErr := readBothWith(t, t.TempDir(), tt.rows, ReadOptions{MaxFieldBytes: limit})
+			if tt.col == "" {
+				if pErr != nil || jErr != nil {
+					t.Fatalf("Parquet: %v\nJSON Lines: %v\nwant both to read the rows", pErr, jErr)
+				}
+				if d := cmp.Diff(dialogsOnly(fromParquet), dialogsOnly(fromJSON)); d != "" {
+					t.Errorf("(-Parquet +JSON Lines):\n%s", d)
+				}
+				return
+			}
+			pm, pField := messageOf(pErr)
+			jm, jField := messageOf(jErr)
+			if d := cmp.Diff(pm, jm); d != "" {
+				t.Errorf("the formats say different things (-Parquet +JSON Lines):\n%s\nParquet:    %v\nJSON Lines: %v", d, pErr, jErr)
+			}
+			if !pm.Invalid || pField != tt.col || !fieldsAgree(pField, jField) {
+				t.Errorf("Parquet: %v\nJSON Lines: %v\nwant both to refuse %s", pErr, jErr, tt.col)
+			}
+			if want := fmt.Sprintf("%s is %d bytes, over the limit of %d bytes", tt.col, tt.size, limit); !strings.HasPrefix(pm.Problem, want) {
+				t.Errorf("Parquet: %v\nwant %q", pErr, want)
+			}
+		})
+	}
+}
+
 // TestFormatsAgreeOnAcceptedRows: rows both readers accept give equal
 // dialogs, including the predicted side the role does not score (a reply
 // beside a call is the agent's output: kept out of the verdict, never an
@@ -343,7 +424,11 @@ func FuzzFormatsAgree(f *testing.F) {
 		if bit(16) { // a second, valid turn after it
 			rows = append(rows, anyRow{DialogID: sp("d"), TurnNo: ip(turnNo + 1), Turn: sp("Agent"), GoldResponse: sp("ok"), Trial: first.Trial})
 		}
-		fromParquet, fromJSON, pErr, jErr := readBoth(t, t.TempDir(), rows)
+		var opts ReadOptions
+		if bit(17) { // a field limit of 1 to 32 bytes, which values may pass
+			opts.MaxFieldBytes = 1 + int(mask>>18)%32
+		}
+		fromParquet, fromJSON, pErr, jErr := readBothWith(t, t.TempDir(), rows, opts)
 		switch {
 		case pErr == nil && jErr == nil:
 			if d := cmp.Diff(dialogsOnly(fromParquet), dialogsOnly(fromJSON)); d != "" {

@@ -80,9 +80,12 @@ func (e *jsonExtra) node() parquet.Node {
 
 // jsonExtras is the set of extra columns of one JSON input.
 type jsonExtras struct {
-	cols   []*jsonExtra
-	turn   map[string]int // turn key -> index in cols, while scanning
-	dialog map[string]int // dialog key -> index in cols, while scanning
+	// dialogs: the rows are dialog objects (always in JSON Lines; in a
+	// top-level array when its first element has "turns"), else turns.
+	dialogs bool
+	cols    []*jsonExtra
+	turn    map[string]int // turn key -> index in cols, while scanning
+	dialog  map[string]int // dialog key -> index in cols, while scanning
 }
 
 // observe records one value of an extra key.
@@ -146,17 +149,32 @@ func (x *jsonExtras) name() {
 	}
 }
 
+// extrasStringBytes is the longest string value the extra keys' pass
+// decodes: it needs the keys and the kinds of values, not their text, so
+// longer strings are left out (jsonFilter) before the decoder reads them.
+const extrasStringBytes = 4 << 10
+
 // scanJSONExtras reads the JSON input f once, shallowly, to find its extra
-// keys and their kinds. Syntax errors end the scan quietly: the reading
-// pass reports them, with their line. Only read errors are returned.
-func scanJSONExtras(f io.Reader, format Format) (*jsonExtras, error) {
+// keys and their kinds, and whether its rows are dialogs; filter leaves
+// long strings out before decoding them. Syntax errors end the scan
+// quietly: the reading pass reports them, with their line. Only read
+// errors are returned.
+func scanJSONExtras(f io.Reader, format Format, filter bool) (*jsonExtras, error) {
 	x := &jsonExtras{turn: map[string]int{}, dialog: map[string]int{}}
 	er := &errReader{r: f}
 	br := bufio.NewReaderSize(er, 64<<10)
 	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		br.Discard(3)
 	}
-	dec := json.NewDecoder(br)
+	depth := 0
+	if format == FormatJSON {
+		depth = 1
+	}
+	var src io.Reader = br
+	if filter {
+		src = newJSONFilter(br, rowsAny, depth, extrasStringBytes)
+	}
+	dec := json.NewDecoder(src)
 	if format == FormatJSON {
 		if _, err := dec.Token(); err != nil { // '['
 			return x, er.err
@@ -198,6 +216,7 @@ func scanJSONExtras(f io.Reader, format Format) (*jsonExtras, error) {
 	if er.err != nil {
 		return nil, er.err
 	}
+	x.dialogs = dialogs
 	x.order()
 	x.name()
 	return x, nil

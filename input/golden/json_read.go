@@ -62,6 +62,12 @@ type jsonSource struct {
 	array bool           // inside a top-level array of dialog objects
 	first *json.RawMessage
 	start int64
+	// filter leaves long strings out of the rows before the decoder reads
+	// them (json_filter.go); nil when fields are not limited. rows counts
+	// the row values decoded, firstSizes is what it left out of first.
+	filter     *jsonFilter
+	rows       int
+	firstSizes map[string]int
 	// extras are the keys carried through as extra columns (see
 	// json_extras.go), found by a first pass over the file.
 	extras *jsonExtras
@@ -71,7 +77,7 @@ type jsonSource struct {
 }
 
 func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) error {
-	extras, err := scanJSONExtras(f, format)
+	extras, err := scanJSONExtras(f, format, !r.unfiltered)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", r.path, err)
 	}
@@ -83,10 +89,24 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) err
 	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		br.Discard(3) // a UTF-8 byte order mark, as some editors write
 	}
-	lc := &lineCounter{r: br}
+	var src io.Reader = br
+	var filter *jsonFilter
+	if r.maxField > 0 && !r.unfiltered {
+		rows, depth := rowsDialogs, 0
+		if format == FormatJSON {
+			depth = 1
+			if !extras.dialogs {
+				rows = rowsTurns
+			}
+		}
+		filter = newJSONFilter(br, rows, depth, r.maxField)
+		src = filter
+	}
+	lc := &lineCounter{r: src}
 	dec := json.NewDecoder(lc)
 	dec.UseNumber()
-	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}, extras: extras, tools: tools, maxField: r.maxField}
+	s := &jsonSource{path: r.path, lc: lc, dec: dec, seed: maphash.MakeSeed(), seen: map[uint64]int{}, extras: extras, tools: tools,
+		maxField: r.maxField, filter: filter}
 	if format == FormatJSONL {
 		r.next = s.nextLine
 		return nil
@@ -104,15 +124,15 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) err
 		r.next = func(context.Context) ([]Dialog, error) { return nil, io.EOF }
 		return nil
 	}
-	raw, start, err := s.readValue()
+	raw, start, sizes, err := s.readValue()
 	if err != nil {
-		return err
+		return s.syntaxErr(err)
 	}
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(raw, &probe) == nil {
 		if _, ok := probe["turns"]; ok {
 			// An array of dialog objects.
-			s.array, s.first, s.start = true, &raw, start
+			s.array, s.first, s.start, s.firstSizes = true, &raw, start, sizes
 			r.next = s.nextLine
 			return nil
 		}
@@ -131,7 +151,7 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) err
 				return nil, err
 			}
 			line := s.lc.lineAt(start)
-			rec, err := s.parseTurn(raw, nil, id, i, line)
+			rec, err := s.parseTurn(raw, nil, id, i, line, sizes)
 			if err != nil {
 				return nil, err
 			}
@@ -139,8 +159,8 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) err
 			if !dec.More() {
 				break
 			}
-			if raw, start, err = s.readValue(); err != nil {
-				return nil, err
+			if raw, start, sizes, err = s.readValue(); err != nil {
+				return nil, s.syntaxErr(err)
 			}
 		}
 		if _, err := dec.Token(); err != nil { // ']'
@@ -154,13 +174,15 @@ func (r *Reader) openJSON(f io.ReadSeeker, format Format, tools *toolSource) err
 	return nil
 }
 
-// readValue reads the next JSON value and its start offset.
-func (s *jsonSource) readValue() (json.RawMessage, int64, error) {
+// readValue reads the next row value, its start offset, and the lengths
+// of the strings the filter left out of it (jsonFilter.take).
+func (s *jsonSource) readValue() (json.RawMessage, int64, map[string]int, error) {
 	var raw json.RawMessage
 	if err := s.dec.Decode(&raw); err != nil {
-		return nil, 0, s.syntaxErr(err)
+		return nil, 0, nil, err
 	}
-	return raw, s.dec.InputOffset() - int64(len(raw)), nil
+	s.rows++
+	return raw, s.dec.InputOffset() - int64(len(raw)), s.filter.take(s.rows - 1), nil
 }
 
 func (s *jsonSource) syntaxErr(err error) error {
@@ -192,9 +214,11 @@ func (s *jsonSource) nextLine(ctx context.Context) ([]Dialog, error) {
 	}
 	var raw json.RawMessage
 	var start int64
+	var sizes map[string]int
+	var err error
 	switch {
 	case s.first != nil:
-		raw, start, s.first = *s.first, s.start, nil
+		raw, start, sizes, s.first, s.firstSizes = *s.first, s.start, s.firstSizes, nil, nil
 	case s.array:
 		if !s.dec.More() {
 			if _, err := s.dec.Token(); err != nil { // ']'
@@ -205,24 +229,24 @@ func (s *jsonSource) nextLine(ctx context.Context) ([]Dialog, error) {
 			}
 			return nil, io.EOF
 		}
-		var err error
-		if raw, start, err = s.readValue(); err != nil {
-			return nil, err
+		if raw, start, sizes, err = s.readValue(); err != nil {
+			return nil, s.syntaxErr(err)
 		}
 	default:
-		if err := s.dec.Decode(&raw); err != nil {
+		if raw, start, sizes, err = s.readValue(); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil, io.EOF
 			}
 			return nil, s.syntaxErr(err)
 		}
-		start = s.dec.InputOffset() - int64(len(raw))
 	}
 	line := s.lc.lineAt(start)
-	return s.parseDialog(raw, line)
+	return s.parseDialog(raw, line, sizes)
 }
 
-func (s *jsonSource) parseDialog(raw json.RawMessage, line int) ([]Dialog, error) {
+// parseDialog decodes a dialog object; sizes are the lengths of the
+// strings the filter left out of it.
+func (s *jsonSource) parseDialog(raw json.RawMessage, line int, sizes map[string]int) ([]Dialog, error) {
 	bad := func(field, problem, fix string, err error) ([]Dialog, error) {
 		return nil, rowError(s.path, badinput.NoRow, line, field, problem, fix, err)
 	}
@@ -272,7 +296,7 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) ([]Dialog, error
 	}
 	recs := make([]turnRec, 0, len(turns))
 	for i, traw := range turns {
-		rec, err := s.parseTurn(traw, obj, id, i, line)
+		rec, err := s.parseTurn(traw, obj, id, i, line, sizes)
 		if err != nil {
 			return nil, err
 		}
@@ -291,8 +315,10 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int) ([]Dialog, error
 
 // parseTurn decodes one turn object into a record and validates it
 // (validate); dialog is its dialog object (nil for an array of turns), for
-// the dialog-level extra columns.
-func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMessage, dialogID string, idx, line int) (turnRec, error) {
+// the dialog-level extra columns; sizes are the lengths of the strings the
+// filter left out of the row (the dialog object, or the turn of an array
+// of turns).
+func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMessage, dialogID string, idx, line int, sizes map[string]int) (turnRec, error) {
 	rec := turnRec{row: int64(idx), line: line}
 	if dialog != nil {
 		rec.jsonPath = fmt.Sprintf("turns[%d]", idx)
@@ -394,12 +420,55 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 			return bad("", fmt.Sprintf("extra key %v", err), "give each extra key values of one kind throughout the file", nil)
 		}
 	}
+	in.shortened = shortenedTexts(sizes, rec.jsonPath, dialog != nil)
 	t, trial, _, invalid := validate(&in, s.maxField)
 	if invalid != nil {
 		return bad(jsonField(invalid.col), invalid.problem, invalid.fix, invalid.err)
 	}
 	rec.turn, rec.trial = t, trial
 	return rec, nil
+}
+
+// turnTexts are the text values of a turn that validate limits, by the
+// JSON key path holding each (a function's name is its tool_id); the
+// filter leaves them out when they are too long (see jsonFilter).
+var turnTexts = []struct{ col, key string }{
+	{ColTurn, "turn"},
+	{ColGoldResponse, "gold_turn.response"}, {ColGoldToolID, "gold_turn.tool_id"}, {ColGoldToolID, "gold_turn.name"},
+	{ColGoldAction, "gold_turn.action"}, {ColGoldArgs, "gold_turn.args"},
+	{ColPredictResponse, "predict_turn.response"}, {ColPredictToolID, "predict_turn.tool_id"}, {ColPredictToolID, "predict_turn.name"},
+	{ColPredictAction, "predict_turn.action"}, {ColPredictArgs, "predict_turn.args"},
+}
+
+// shortenedTexts are the lengths of the turn's text values that the
+// filter left out, from those of its row (sizes, by path in the row): the
+// turn is at turnPath in it ("turns[2]"; "" for a turn of an array of
+// turns), and a dialog object's dialog_id is every turn's.
+func shortenedTexts(sizes map[string]int, turnPath string, dialog bool) map[textKey]int {
+	if len(sizes) == 0 {
+		return nil
+	}
+	out := map[textKey]int{}
+	if n, ok := sizes["dialog_id"]; ok && dialog {
+		out[textKey{col: ColDialogID}] = n
+	}
+	prefix := ""
+	if turnPath != "" {
+		prefix = turnPath + "."
+	}
+	for _, t := range turnTexts {
+		if n, ok := sizes[prefix+t.key]; ok {
+			out[textKey{col: t.col}] = n
+		}
+	}
+	for p, n := range sizes {
+		if idx, ok := strings.CutPrefix(p, prefix+"tags["); ok {
+			if i, err := strconv.Atoi(strings.TrimSuffix(idx, "]")); err == nil {
+				out[textKey{col: ColTags, i: i}] = n
+			}
+		}
+	}
+	return out
 }
 
 // jsonField is the JSON name of a canonical column: the sides' columns

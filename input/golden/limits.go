@@ -36,30 +36,35 @@ func fieldLimit(n int) int {
 }
 
 // checkSizes refuses a text value of rec longer than limit bytes (0: no
-// limit): the first found, in column order.
+// limit): the first found, in column order. A value its reader shortened
+// is measured by the length it had (record.shortened).
 func checkSizes(rec *record, limit int) *invalid {
 	if limit <= 0 {
 		return nil
 	}
-	values := []struct {
-		col string
+	type text struct {
+		key textKey
 		v   opt[string]
-	}{
-		{ColDialogID, rec.dialogID}, {ColTurn, rec.role},
-		{ColGoldResponse, rec.gold.response}, {ColGoldToolID, rec.gold.toolID}, {ColGoldAction, rec.gold.action}, {ColGoldArgs, rec.gold.args},
-		{ColPredictResponse, rec.predict.response}, {ColPredictToolID, rec.predict.toolID}, {ColPredictAction, rec.predict.action}, {ColPredictArgs, rec.predict.args},
-		{ColTools, rec.tools},
 	}
-	for _, t := range rec.tags {
-		values = append(values, struct {
-			col string
-			v   opt[string]
-		}{ColTags, some(t)})
+	values := []text{
+		{textKey{col: ColDialogID}, rec.dialogID}, {textKey{col: ColTurn}, rec.role},
+		{textKey{col: ColGoldResponse}, rec.gold.response}, {textKey{col: ColGoldToolID}, rec.gold.toolID},
+		{textKey{col: ColGoldAction}, rec.gold.action}, {textKey{col: ColGoldArgs}, rec.gold.args},
+		{textKey{col: ColPredictResponse}, rec.predict.response}, {textKey{col: ColPredictToolID}, rec.predict.toolID},
+		{textKey{col: ColPredictAction}, rec.predict.action}, {textKey{col: ColPredictArgs}, rec.predict.args},
+		{textKey{col: ColTools}, rec.tools},
+	}
+	for i, t := range rec.tags {
+		values = append(values, text{textKey{ColTags, i}, some(t)})
 	}
 	for _, f := range values {
-		if n := len(f.v.v); f.v.ok && n > limit {
-			return &invalid{col: f.col,
-				problem: fmt.Sprintf("%s is %d bytes, over the limit of %d bytes a field may hold", f.col, n, limit),
+		n := len(f.v.v)
+		if short, ok := rec.shortened[f.key]; ok {
+			n = short
+		}
+		if f.v.ok && n > limit {
+			return &invalid{col: f.key.col,
+				problem: fmt.Sprintf("%s is %d bytes, over the limit of %d bytes a field may hold", f.key.col, n, limit),
 				fix:     "check the step that wrote it (a whole log or file in one cell?), or raise --max-field-bytes (0: no limit) if the value is meant"}
 		}
 	}

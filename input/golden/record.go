@@ -33,6 +33,18 @@ type record struct {
 	latencyMS  opt[float64]
 	tools      opt[string] // the tool definitions' JSON text
 	userTurn   opt[int64]
+	// shortened holds the length of each text value that its reader
+	// replaced by a stand-in before decoding it, because it was over the
+	// limit (jsonFilter); checkSizes measures that length instead of the
+	// stand-in's.
+	shortened map[textKey]int
+}
+
+// textKey names a text value of a record: its column and, for a tag, its
+// index in tags.
+type textKey struct {
+	col string
+	i   int
 }
 
 // side is the gold or the predicted output of a record: a reply, or a
