@@ -43,10 +43,11 @@ type anyRow struct {
 	LatencyMS       *float64 `parquet:"latency_ms,optional"`
 	GoldNoCall      *bool    `parquet:"gold_no_call,optional"`
 	Trial           *int64   `parquet:"trial,optional"`
+	Tools           *string  `parquet:"tools,optional"`
 }
 
 // renderJSONL writes rows, all of one dialog, as one JSON Lines dialog
-// object: the dialog_id and trial of its first row, each row a turn whose
+// object: the dialog_id, trial and tools (JSON text) of its first row, each row a turn whose
 // gold_turn and predict_turn hold the values the row gives (args as the
 // text of a JSON value, which the JSON reader accepts), and gold_no_call
 // true as {"no_call": true}.
@@ -57,6 +58,9 @@ func renderJSONL(rows []anyRow) []byte {
 	}
 	if tr := rows[0].Trial; tr != nil {
 		dialog["trial"] = *tr
+	}
+	if tools := rows[0].Tools; tools != nil {
+		dialog["tools"] = json.RawMessage(*tools)
 	}
 	var turns []map[string]any
 	for _, r := range rows {
@@ -291,6 +295,7 @@ func TestFormatsAgreeOnOverLimitRows(t *testing.T) {
 		return []anyRow{r}
 	}
 	n := len(over)
+	tools := `[{"name":"orders","description":"Look up an order: é, €.","parameters":{"type":"object"}}]`
 	tests := []struct {
 		name string
 		rows []anyRow
@@ -309,6 +314,8 @@ func TestFormatsAgreeOnOverLimitRows(t *testing.T) {
 		{"predicted tool", tool(func(r *anyRow) { r.PredictToolID = sp(over) }), ColPredictToolID, n},
 		{"predicted action", tool(func(r *anyRow) { r.PredictAction = sp(over) }), ColPredictAction, n},
 		{"predicted args the agent garbled", tool(func(r *anyRow) { r.PredictArgs = sp("not json " + over) }), ColPredictArgs, n + 9},
+		// JSON text as written, compact: json.Marshal would escape the < of over.
+		{"tool definitions", tool(func(r *anyRow) { r.Tools = sp(tools) }), ColTools, len(tools)},
 		{"the first of two, in column order", tool(func(r *anyRow) { r.PredictArgs, r.GoldAction = sp(over), sp(over) }), ColGoldAction, n},
 		{"size before any other rule", tool(func(r *anyRow) { r.Turn, r.PredictArgs = sp("Robot"), sp(over) }), ColPredictArgs, n},
 		{"every value at the limit", reply(func(r *anyRow) { r.GoldResponse, r.PredictResponse, r.Tags = sp(at), sp(at), []string{at} }), "", 0},

@@ -26,7 +26,9 @@ import (
 //   - inside a side's args written as JSON (an object, or what the agent
 //     wrote instead), a string over the limit in raw bytes is replaced
 //     likewise and the raw length of the whole args kept: args are
-//     measured as the text they are written as.
+//     measured as the text they are written as; inside a dialog's tools
+//     the same, and the length kept is that of the compact text (without
+//     the white space between tokens), as tools are measured.
 //
 // Nothing else changes: keys, structure, numbers and every other string
 // (extra keys' values, which are not limited) pass as they are, so the
@@ -52,6 +54,7 @@ type jsonFilter struct {
 	done bool   // broken: everything passes unchanged from here on
 
 	stack  []frame
+	tools  int  // index in stack of the tools being read, -1 when none
 	scalar bool // inside a number or literal
 	str    stringScan
 	row    int                    // ordinal of the current row (-1 before the first)
@@ -80,7 +83,8 @@ const (
 	placeTags         // a turn's tags
 	placeText         // a text value validate limits
 	placeArgs         // a side's args
-	placeInArgs       // anything inside a side's args
+	placeTools        // a dialog's tools
+	placeInText       // anything inside args or tools
 	placeAny          // rowsAny: anywhere
 )
 
@@ -92,8 +96,9 @@ type frame struct {
 	key       string // an object's current key (tracked objects only)
 	n         int    // an array's elements begun
 	wantKey   bool   // an object's next string is a key
-	start     int64  // placeArgs: offset of its first byte
-	shortened bool   // placeArgs: a string inside was left out
+	start     int64  // placeArgs, placeTools: offset of its first byte
+	space     int64  // placeTools: bytes of white space between its tokens
+	shortened bool   // placeArgs, placeTools: a string inside was left out
 }
 
 // stringHandling is what the filter does with a string.
@@ -153,7 +158,7 @@ func newTextNames() textNames {
 // leaving out strings over limit bytes (limit > 0).
 func newJSONFilter(src io.Reader, rows rowKind, rowDepth, limit int) *jsonFilter {
 	return &jsonFilter{src: src, rows: rows, rowDepth: rowDepth, limit: limit, names: newTextNames(),
-		buf: make([]byte, 64<<10), row: -1, sizes: map[int]map[string]int{}}
+		buf: make([]byte, 64<<10), row: -1, tools: -1, sizes: map[int]map[string]int{}}
 }
 
 // Read implements io.Reader.
@@ -215,6 +220,9 @@ func (f *jsonFilter) feed(b []byte) {
 		switch c {
 		case ' ', '\t', '\n', '\r':
 			f.scalar = false
+			if f.tools >= 0 {
+				f.stack[f.tools].space++
+			}
 		case ':':
 			f.scalar = false
 		case ',':
@@ -229,7 +237,11 @@ func (f *jsonFilter) feed(b []byte) {
 				continue
 			}
 			pl, seg := f.begin()
-			f.stack = append(f.stack, frame{open: c, place: containerPlace(pl, c), seg: seg, wantKey: c == '{', start: f.off + int64(i)})
+			fr := frame{open: c, place: containerPlace(pl, c), seg: seg, wantKey: c == '{', start: f.off + int64(i)}
+			if fr.place == placeTools {
+				f.tools = len(f.stack)
+			}
+			f.stack = append(f.stack, fr)
 		case '}', ']':
 			f.scalar = false
 			top := f.top()
@@ -237,8 +249,11 @@ func (f *jsonFilter) feed(b []byte) {
 				f.done = true
 				continue
 			}
-			if top.place == placeArgs && top.shortened {
-				f.record(f.path(), int(f.off+int64(i)+1-top.start))
+			if (top.place == placeArgs || top.place == placeTools) && top.shortened {
+				f.record(f.path(), int(f.off+int64(i)+1-top.start-top.space))
+			}
+			if top.place == placeTools {
+				f.tools = -1
 			}
 			f.stack = f.stack[:len(f.stack)-1]
 		case '"':
@@ -293,8 +308,8 @@ func (f *jsonFilter) begin() (place, string) {
 	}
 	top := &f.stack[d-1]
 	switch top.place {
-	case placeArgs, placeInArgs:
-		return placeInArgs, ""
+	case placeArgs, placeTools, placeInText:
+		return placeInText, ""
 	case placeAny:
 		return placeAny, ""
 	case placeTurns, placeTags:
@@ -321,6 +336,8 @@ func (f *jsonFilter) member(parent place, key string) place {
 		return placeText
 	case parent == placeDialog && key == "turns":
 		return placeTurns
+	case parent == placeDialog && key == "tools":
+		return placeTools
 	case parent == placeTurn && key == "tags":
 		return placeTags
 	case parent == placeTurn && f.names.sides[key]:
@@ -344,7 +361,7 @@ func containerPlace(pl place, open byte) place {
 		if open == '[' {
 			return pl
 		}
-	case placeTop, placeArgs, placeInArgs, placeAny:
+	case placeTop, placeArgs, placeTools, placeInText, placeAny:
 		return pl
 	}
 	return placeOther
@@ -366,7 +383,7 @@ func (f *jsonFilter) beginString(b []byte, i, mark int) bool {
 	switch s.place {
 	case placeText, placeArgs:
 		s.how = strDecoded
-	case placeInArgs, placeAny:
+	case placeTools, placeInText, placeAny:
 		s.how = strRaw
 	default:
 		return false
@@ -492,9 +509,11 @@ func (f *jsonFilter) endString(i int) {
 	switch s.place {
 	case placeText, placeArgs:
 		f.record(joinPath(f.path(), s.seg), s.n)
-	case placeInArgs:
+	case placeTools: // tools given as a string: its text as written, quotes included
+		f.record(joinPath(f.path(), s.seg), s.n+2)
+	case placeInText:
 		for k := len(f.stack) - 1; k >= 0; k-- {
-			if f.stack[k].place == placeArgs {
+			if p := f.stack[k].place; p == placeArgs || p == placeTools {
 				f.stack[k].shortened = true
 				break
 			}

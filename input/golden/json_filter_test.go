@@ -65,6 +65,11 @@ func TestJSONFilterLeavesOut(t *testing.T) {
 			sizes: []map[string]int{{"turns[0].gold_turn.args": len(`{"q": "` + long + `", "n": [1, 2]}`)}}},
 		{name: "args written as a string: the decoded length", in: `{"turns":[{"gold_turn":{"args":"{\"q\": \"` + long + `\"}"}}]}`,
 			want: `{"turns":[{"gold_turn":{"args":L}}]}`, sizes: []map[string]int{{"turns[0].gold_turn.args": len(`{"q": "` + long + `"}`)}}},
+		{name: "tools: the compact length", in: `{"tools": [ {"name": "f", "description": "` + long + `"} ],"turns":[]}`,
+			want:  `{"tools": [ {"name": "f", "description": L} ],"turns":[]}`,
+			sizes: []map[string]int{{"tools": len(`[{"name":"f","description":"` + long + `"}]`)}}},
+		{name: "tools written as a string: as written", in: `{"tools":"\u0041` + long + `","turns":[]}`,
+			want: `{"tools":L,"turns":[]}`, sizes: []map[string]int{{"tools": 2 + 6 + 20}}},
 		{name: "tags, by index", in: `{"turns":[{"tags":["a","` + long + `"]},{"tags":["` + long + `"]}]}`,
 			want:  `{"turns":[{"tags":["a",L]},{"tags":[L]}]}`,
 			sizes: []map[string]int{{"turns[0].tags[1]": 20, "turns[1].tags[0]": 20}}},
@@ -234,6 +239,8 @@ func FuzzJSONFilter(f *testing.F) {
 		`[{"dialog_id":"d","turns":[{"turn_no":1,"gold_turn":{"response":"` + long + `"}}]}]`,
 		`{"dialog_id":"d","turns":[{"turn_no":1,"gold_turn":{"response":"` + long + "\t" + `"}}]}`,
 		`{"dialog_id":"d","turns":[{"turn_no":"x","gold_turn":{"response":"` + long + `"}}]}`,
+		`{"dialog_id":"d","tools": [ {"name": "f", "description": "` + long + `",` + "\n\t" + ` "parameters": {"type": "object"}} ],"turns":[{"turn_no":1,"gold_turn":{"name":"f","args":{}}}]}`,
+		`{"dialog_id":"d","tools":"` + long + `","turns":[{"turn_no":1,"gold_turn":{"response":"ok"}}]}`,
 	} {
 		f.Add([]byte(s), uint8(16), true)
 	}

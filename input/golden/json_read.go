@@ -303,13 +303,6 @@ func (s *jsonSource) parseDialog(raw json.RawMessage, line int, sizes map[string
 		rec.trial = trial
 		recs = append(recs, rec)
 	}
-	if v, ok := obj["tools"]; ok && !isNull(v) {
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, v); err != nil {
-			return bad("tools", "tools is not valid JSON", "", err)
-		}
-		recs[0].tools = compact.String()
-	}
 	return assemble(s.path, id, recs, s.tools)
 }
 
@@ -331,6 +324,15 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 		return bad("", "a turn must be a JSON object", `write {"turn_no": 1, "turn": "Agent", "gold_turn": {...}, "predict_turn": {...}}`, nil)
 	}
 	in := record{dialogID: some(dialogID)}
+	if v, ok := dialog["tools"]; ok && idx == 0 && !isNull(v) {
+		// The dialog's tool definitions, as their compact text, ride on
+		// its first turn as on a Parquet dialog's first row.
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, v); err != nil {
+			return turnRec{}, rowError(s.path, badinput.NoRow, line, "tools", "tools is not valid JSON", "", err)
+		}
+		in.tools = some(compact.String())
+	}
 	if v, ok := obj["turn_no"]; ok && !isNull(v) {
 		no, err := jsonInt(v)
 		if err != nil {
@@ -421,11 +423,14 @@ func (s *jsonSource) parseTurn(raw json.RawMessage, dialog map[string]json.RawMe
 		}
 	}
 	in.shortened = shortenedTexts(sizes, rec.jsonPath, dialog != nil)
-	t, trial, _, invalid := validate(&in, s.maxField)
-	if invalid != nil {
+	t, trial, tools, invalid := validate(&in, s.maxField)
+	switch {
+	case invalid != nil && invalid.col == ColTools: // the dialog object's "tools" key
+		return turnRec{}, rowError(s.path, badinput.NoRow, line, "tools", invalid.problem, invalid.fix, invalid.err)
+	case invalid != nil:
 		return bad(jsonField(invalid.col), invalid.problem, invalid.fix, invalid.err)
 	}
-	rec.turn, rec.trial = t, trial
+	rec.turn, rec.trial, rec.tools = t, trial, tools
 	return rec, nil
 }
 
@@ -443,7 +448,8 @@ var turnTexts = []struct{ col, key string }{
 // shortenedTexts are the lengths of the turn's text values that the
 // filter left out, from those of its row (sizes, by path in the row): the
 // turn is at turnPath in it ("turns[2]"; "" for a turn of an array of
-// turns), and a dialog object's dialog_id is every turn's.
+// turns), and a dialog object's dialog_id is every turn's (its tools the
+// first turn's).
 func shortenedTexts(sizes map[string]int, turnPath string, dialog bool) map[textKey]int {
 	if len(sizes) == 0 {
 		return nil
@@ -451,6 +457,9 @@ func shortenedTexts(sizes map[string]int, turnPath string, dialog bool) map[text
 	out := map[textKey]int{}
 	if n, ok := sizes["dialog_id"]; ok && dialog {
 		out[textKey{col: ColDialogID}] = n
+	}
+	if n, ok := sizes["tools"]; ok && dialog {
+		out[textKey{col: ColTools}] = n
 	}
 	prefix := ""
 	if turnPath != "" {

@@ -88,9 +88,9 @@ func TestFieldLimit(t *testing.T) {
 
 // TestFieldLimitJSON: what the JSON reader measures and where it says so,
 // through the filter that leaves long values out before decoding them:
-// args written as JSON by their raw text, strings by their decoded
-// length; extra keys and a long line of short values are not limited; a
-// key given twice counts by its last value.
+// args written as JSON by their raw text, tools by their compact text,
+// strings by their decoded length; extra keys and a long line of short
+// values are not limited; a key given twice counts by its last value.
 func TestFieldLimitJSON(t *testing.T) {
 	dir := t.TempDir()
 	const limit = 64
@@ -131,6 +131,8 @@ func TestFieldLimitJSON(t *testing.T) {
 			row: badinput.NoRow, line: 1, field: "turns[0].predict_turn.tool_id", problem: fmt.Sprintf("predict_tool_id is %d bytes", limit+1)},
 		{name: "dialog_id", path: write("id.jsonl", `{"dialog_id":"ok","turns":[`+turn("")+`]}`+"\n"+`{"dialog_id":"`+long+`","turns":[`+turn("")+`]}`),
 			row: badinput.NoRow, line: 2, field: "turns[0].dialog_id", problem: fmt.Sprintf("dialog_id is %d bytes", limit+1)},
+		{name: "tools: their compact text", path: write("tools.jsonl", `{"dialog_id":"d","tools": [ {"name": "files", "description": "`+long+`"} ],"turns":[`+turn("")+`]}`),
+			row: badinput.NoRow, line: 1, field: "tools", problem: fmt.Sprintf("tools is %d bytes", len(`[{"name":"files","description":"`+long+`"}]`))},
 		{name: "an array of dialogs", path: write("dialogs.json", "[\n"+`{"dialog_id":"a","turns":[`+turn("")+"]},\n"+`{"dialog_id":"b","turns":[`+turn("")+",\n"+turn(`,"tags":["t","`+long+`"]`)+"]}\n]"),
 			row: badinput.NoRow, line: 3, field: "turns[1].tags", problem: fmt.Sprintf("tags is %d bytes", limit+1)},
 		{name: "an array of turns", path: write("turns.json", "[\n"+turn("")+",\n"+turn(`,"predict_turn":{"response":"`+long+`"}`)+"\n]"),
