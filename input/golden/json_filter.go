@@ -118,7 +118,8 @@ type stringScan struct {
 	place   place
 	seg     string
 	start   int64  // offset of the opening quote
-	hold    []byte // strDecoded, strRaw: the raw bytes while they may fit; strKey: the key's first bytes
+	from    int    // strDecoded, strRaw: index of the opening quote in the chunk being fed, -1 when set apart or left out
+	hold    []byte // strDecoded, strRaw: the raw bytes set apart while they may fit; strKey: the key's first bytes
 	leftOut bool   // over the limit: its content is dropped
 	long    bool   // strKey: longer than any name the filter knows
 	esc     []byte // the escape begun ("\\", "\\u", "\\u0"...)
@@ -194,26 +195,24 @@ func (f *jsonFilter) take(row int) map[string]int {
 	return m
 }
 
-// held reports whether the current string is being held or left out.
-func (f *jsonFilter) held() bool {
+// heldKind reports whether the current string is one the filter may
+// leave out.
+func (f *jsonFilter) heldKind() bool {
 	return f.str.active && (f.str.how == strDecoded || f.str.how == strRaw)
 }
 
-// feed filters b onto f.out.
+// feed filters b onto f.out. Bytes pass in runs, b[mark:i]; a string
+// that may be left out passes with them while it fits and ends in b, and
+// is set apart (stringScan.hold) only where it runs past the end of b.
 func (f *jsonFilter) feed(b []byte) {
-	mark := 0 // b[mark:i] passes unchanged; -1 inside a held string
-	if f.held() {
+	mark := 0 // b[mark:i] passes unchanged; -1 while a string is set apart
+	if f.heldKind() {
 		mark = -1
 	}
 	i := 0
 	for i < len(b) && !f.done {
 		if f.str.active {
-			held := f.held()
-			var resume int
-			i, resume = f.scanString(b, i)
-			if held && resume >= 0 {
-				mark = resume
-			}
+			i, mark = f.scanString(b, i, mark)
 			continue
 		}
 		c := b[i]
@@ -258,9 +257,7 @@ func (f *jsonFilter) feed(b []byte) {
 			f.stack = f.stack[:len(f.stack)-1]
 		case '"':
 			f.scalar = false
-			if f.beginString(b, i, mark) {
-				mark = -1
-			}
+			f.beginString(i)
 		default:
 			if !f.scalar {
 				f.scalar = true
@@ -269,16 +266,22 @@ func (f *jsonFilter) feed(b []byte) {
 		}
 		i++
 	}
+	if s := &f.str; f.heldKind() && !s.leftOut && s.from >= 0 && !f.done {
+		// The string runs past b: set it apart until it is known to fit.
+		f.out = append(f.out, b[mark:s.from]...)
+		s.hold = append(s.hold[:0], b[s.from:]...)
+		s.from, mark = -1, -1
+	}
 	if mark >= 0 {
 		f.out = append(f.out, b[mark:]...)
 	}
 }
 
-// finish ends the input: a string still held is passed on as it was, for
+// finish ends the input: a string set apart is passed on as it was, for
 // the decoder to find it cut short.
 func (f *jsonFilter) finish() {
-	if f.held() && !f.done {
-		f.fail()
+	if f.heldKind() && !f.done {
+		f.fail(nil, 0, -1)
 	}
 }
 
@@ -367,17 +370,16 @@ func containerPlace(pl place, open byte) place {
 	return placeOther
 }
 
-// beginString starts the string whose opening quote is b[i]; it returns
-// whether the string is held (b[mark:i] has then been passed on).
-func (f *jsonFilter) beginString(b []byte, i, mark int) bool {
+// beginString starts the string whose opening quote is at b[i].
+func (f *jsonFilter) beginString(i int) {
 	s := &f.str
-	*s = stringScan{active: true, start: f.off + int64(i), hold: s.hold[:0], esc: s.esc[:0]}
+	*s = stringScan{active: true, start: f.off + int64(i), from: -1, hold: s.hold[:0], esc: s.esc[:0]}
 	if top := f.top(); top != nil && top.open == '{' && top.wantKey {
 		top.wantKey = false
 		if top.place == placeDialog || top.place == placeTurn || top.place == placeSide {
 			s.how = strKey
 		}
-		return false
+		return
 	}
 	s.place, s.seg = f.begin()
 	switch s.place {
@@ -386,11 +388,9 @@ func (f *jsonFilter) beginString(b []byte, i, mark int) bool {
 	case placeTools, placeInText, placeAny:
 		s.how = strRaw
 	default:
-		return false
+		return
 	}
-	f.out = append(f.out, b[mark:i]...)
-	s.hold = append(s.hold, '"')
-	return true
+	s.from = i
 }
 
 // plain marks the bytes a string holds as they are: not a quote, a
@@ -404,83 +404,89 @@ var plain = func() (t [256]bool) {
 
 // scanString consumes the current string's bytes from b[i]: up to its
 // closing quote, the end of b, or a byte the decoder refuses. It returns
-// where it stopped and, when a held string ends or fails, where b passes
-// on unchanged again (else -1).
-func (f *jsonFilter) scanString(b []byte, i int) (int, int) {
+// where it stopped and the new mark (see feed).
+func (f *jsonFilter) scanString(b []byte, i, mark int) (int, int) {
 	s := &f.str
+	held := s.how == strDecoded || s.how == strRaw
 	for i < len(b) {
 		c := b[i]
 		switch {
 		case len(s.esc) > 0:
 			if !s.escape(c) {
-				f.fail()
-				return i, i
+				return i, f.fail(b, i, mark)
 			}
-			f.hold(b[i : i+1])
+			f.keep(b[i : i+1])
 			i++
 		case c == '"':
-			f.endString(i)
-			return i + 1, i + 1
+			return i + 1, f.endString(b, i, mark)
 		case c == '\\':
 			s.flushUTF()
 			s.esc = append(s.esc, c)
-			f.hold(b[i : i+1])
+			f.keep(b[i : i+1])
 			i++
 		case c < 0x20:
-			f.fail()
-			return i, i
+			return i, f.fail(b, i, mark)
 		default:
-			j := i + 1
+			j, all := i, c
 			for j < len(b) && plain[b[j]] {
+				all |= b[j]
 				j++
 			}
 			if s.how == strDecoded {
-				s.count(b[i:j])
+				s.count(b[i:j], all < utf8.RuneSelf)
 			}
-			f.hold(b[i:j])
+			f.keep(b[i:j])
 			i = j
 		}
-		if s.how == strDecoded || s.how == strRaw {
-			f.checkLimit()
+		if held && !s.leftOut && s.n > f.limit {
+			mark = f.leaveOut(b, mark)
 		}
 	}
-	return i, -1
+	return i, mark
 }
 
-// hold takes raw bytes of the current string: counted (strRaw), kept
-// while the string may fit, or kept as a key's text.
-func (f *jsonFilter) hold(raw []byte) {
+// leaveOut drops the current string's content, now known to be over the
+// limit: what passed before it goes on, the string does not. It returns
+// the new mark.
+func (f *jsonFilter) leaveOut(b []byte, mark int) int {
+	s := &f.str
+	s.leftOut = true
+	if s.from >= 0 {
+		f.out = append(f.out, b[mark:s.from]...)
+		s.from = -1
+	}
+	s.hold = s.hold[:0]
+	if cap(s.hold) > 1<<20 {
+		s.hold = nil
+	}
+	return -1
+}
+
+// keep takes raw bytes of the current string: counted (strRaw), set apart
+// while it may fit and runs past its chunk, or kept as a key's text.
+func (f *jsonFilter) keep(raw []byte) {
 	s := &f.str
 	switch s.how {
-	case strRaw:
-		s.n += len(raw)
+	case strPass:
 	case strKey:
 		if len(s.hold)+len(raw) > maxKeyBytes {
 			s.long = true
-			return
+		} else {
+			s.hold = append(s.hold, raw...)
 		}
-	case strPass:
-		return
-	}
-	if !s.leftOut {
-		s.hold = append(s.hold, raw...)
-	}
-}
-
-// checkLimit leaves the current string's content out once it is over the
-// limit.
-func (f *jsonFilter) checkLimit() {
-	if s := &f.str; !s.leftOut && s.n > f.limit {
-		s.leftOut = true
-		s.hold = s.hold[:0]
-		if cap(s.hold) > 1<<20 {
-			s.hold = nil
+	default:
+		if s.how == strRaw {
+			s.n += len(raw)
+		}
+		if !s.leftOut && s.from < 0 {
+			s.hold = append(s.hold, raw...)
 		}
 	}
 }
 
-// endString ends the current string at its closing quote b[i].
-func (f *jsonFilter) endString(i int) {
+// endString ends the current string at its closing quote b[i] and
+// returns the new mark.
+func (f *jsonFilter) endString(b []byte, i, mark int) int {
 	s := &f.str
 	s.active = false
 	switch s.how {
@@ -488,23 +494,27 @@ func (f *jsonFilter) endString(i int) {
 		if top := f.top(); top != nil {
 			top.key = keyText(s.hold, s.long)
 		}
-		return
+		return mark
 	case strPass:
-		return
+		return mark
 	case strDecoded:
 		s.flushUTF()
 		if s.high {
 			s.n += 3
 		}
 	}
-	f.checkLimit()
-	if !s.leftOut {
-		f.out = append(append(f.out, s.hold...), '"')
-		return
+	if !s.leftOut && s.n > f.limit {
+		mark = f.leaveOut(b, mark)
 	}
-	at := s.start
+	switch {
+	case !s.leftOut && s.from >= 0: // it fits, and passes with the bytes around it
+		return mark
+	case !s.leftOut:
+		f.out = append(append(f.out, s.hold...), '"')
+		return i + 1
+	}
 	f.out = append(f.out, `"\u0000left out at byte `...)
-	f.out = strconv.AppendInt(f.out, at, 10)
+	f.out = strconv.AppendInt(f.out, s.start, 10)
 	f.out = append(f.out, '"')
 	switch s.place {
 	case placeText, placeArgs:
@@ -519,24 +529,29 @@ func (f *jsonFilter) endString(i int) {
 			}
 		}
 	}
+	return i + 1
 }
 
 // fail stops filtering where the current string holds a byte the decoder
-// refuses (or the input ends): a held string is passed on as far as it was
-// read (a string left out as its quote and the escape begun), so the
-// decoder stops where and as it would without the filter; the input passes
-// unchanged from that byte on.
-func (f *jsonFilter) fail() {
+// refuses (b[i], or the end of the input: b nil): a string set apart is
+// passed on as far as it was read (a string left out as its quote and the
+// escape begun), so the decoder stops where and as it would without the
+// filter; the input passes unchanged from b[i] on. It returns the new
+// mark.
+func (f *jsonFilter) fail(b []byte, i, mark int) int {
 	s := &f.str
+	held := s.how == strDecoded || s.how == strRaw
+	s.active = false
+	f.done = true
 	switch {
-	case s.how != strDecoded && s.how != strRaw:
+	case !held || (!s.leftOut && s.from >= 0):
+		return mark
 	case s.leftOut:
 		f.out = append(append(f.out, '"'), s.esc...)
 	default:
 		f.out = append(f.out, s.hold...)
 	}
-	s.active = false
-	f.done = true
+	return i
 }
 
 // keyText is a key as the decoder reads it; a long key is none the filter
@@ -653,13 +668,18 @@ func (s *stringScan) rune(r rune) {
 	}
 }
 
-// count counts the decoded bytes of raw string content without escapes:
-// as encoding/json decodes, each byte of invalid UTF-8 becomes U+FFFD (3
-// bytes).
-func (s *stringScan) count(run []byte) {
+// count counts the decoded bytes of raw string content without escapes
+// (ascii: all of it is ASCII): as encoding/json decodes, each byte of
+// invalid UTF-8 becomes U+FFFD (3 bytes).
+func (s *stringScan) count(run []byte, ascii bool) {
 	if s.high {
 		s.high = false
 		s.n += 3
+	}
+	if ascii {
+		s.flushUTF()
+		s.n += len(run)
+		return
 	}
 	for k := 0; k < len(run); {
 		if c := run[k]; c < utf8.RuneSelf {

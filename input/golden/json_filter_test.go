@@ -159,23 +159,27 @@ func FuzzJSONStringLength(f *testing.F) {
 	})
 }
 
-// oneByteFile reads one byte per call, so that reads end everywhere.
-type oneByteFile struct{ *bytes.Reader }
+// choppedFile reads at most n bytes per call, so that reads end inside
+// strings, escapes and characters.
+type choppedFile struct {
+	*bytes.Reader
+	n int
+}
 
-func (o oneByteFile) Read(p []byte) (int, error) { return o.Reader.Read(p[:min(len(p), 1)]) }
+func (c choppedFile) Read(p []byte) (int, error) { return c.Reader.Read(p[:min(len(p), c.n)]) }
 
 // readJSONBytes reads data as the JSON reader does, field limit limit,
-// through the filter or not, and returns everything a caller can see: the
-// extra columns, the dialogs (with their extra values as text) and the
-// first error's message.
-func readJSONBytes(data []byte, limit int, unfiltered, oneByte bool) string {
+// through the filter or not, chop bytes per read (0: as many as asked),
+// and returns everything a caller can see: the extra columns, the dialogs
+// (with their extra values as text) and the first error's message.
+func readJSONBytes(data []byte, limit int, unfiltered bool, chop int) string {
 	format := FormatJSONL
 	if t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n"); len(t) > 0 && t[0] == '[' {
 		format = FormatJSON
 	}
 	var f io.ReadSeeker = bytes.NewReader(data)
-	if oneByte {
-		f = oneByteFile{bytes.NewReader(data)}
+	if chop > 0 {
+		f = choppedFile{bytes.NewReader(data), chop}
 	}
 	r := &Reader{path: "in.json", format: format, maxField: limit, unfiltered: unfiltered}
 	var out strings.Builder
@@ -217,7 +221,8 @@ func readJSONBytes(data []byte, limit int, unfiltered, oneByte bool) string {
 
 // FuzzJSONFilter: reading through the filter changes nothing a caller
 // sees (the dialogs, their extra values, the error, its line and field)
-// whatever the input and the limit, however the reads fall.
+// whatever the input and the limit, however the reads fall (chop: 1 to 16
+// bytes per read, 0 for whole reads).
 func FuzzJSONFilter(f *testing.F) {
 	for _, p := range []string{"testdata/dialogs.jsonl", "testdata/dialogs_array.json", "testdata/extras.jsonl", "testdata/extras_turns.json",
 		"testdata/tools.jsonl", "testdata/malformed/bad_args.jsonl", "testdata/malformed/duplicate_dialog.jsonl", "testdata/malformed/truncated.jsonl",
@@ -226,7 +231,7 @@ func FuzzJSONFilter(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data, uint8(8), false)
+		f.Add(data, uint8(8), uint8(0))
 	}
 	long := strings.Repeat("long text ", 4)
 	for _, s := range []string{
@@ -242,12 +247,12 @@ func FuzzJSONFilter(f *testing.F) {
 		`{"dialog_id":"d","tools": [ {"name": "f", "description": "` + long + `",` + "\n\t" + ` "parameters": {"type": "object"}} ],"turns":[{"turn_no":1,"gold_turn":{"name":"f","args":{}}}]}`,
 		`{"dialog_id":"d","tools":"` + long + `","turns":[{"turn_no":1,"gold_turn":{"response":"ok"}}]}`,
 	} {
-		f.Add([]byte(s), uint8(16), true)
+		f.Add([]byte(s), uint8(16), uint8(len(s)%16+1))
 	}
-	f.Fuzz(func(t *testing.T, data []byte, limit uint8, oneByte bool) {
+	f.Fuzz(func(t *testing.T, data []byte, limit uint8, chop uint8) {
 		max := 1 + int(limit)%48
-		want := readJSONBytes(data, max, true, false)
-		got := readJSONBytes(data, max, false, oneByte)
+		want := readJSONBytes(data, max, true, 0)
+		got := readJSONBytes(data, max, false, int(chop%17))
 		if got != want {
 			t.Fatalf("input %q, limit %d:\nwithout the filter:\n%s\nthrough it:\n%s", data, max, want, got)
 		}
