@@ -86,7 +86,12 @@
 //     MiB by default, DefaultMaxFieldBytes), gold or predicted: scoring
 //     costs grow faster than a value's size, and such a value is a whole
 //     log or file in one cell. It is refused before anything downstream
-//     sees it.
+//     sees it. A JSON string is measured by the text it decodes to, args
+//     written as JSON by their text as written, a dialog's tools by their
+//     compact text; the JSON reader leaves a string over the limit out
+//     before encoding/json decodes it (jsonFilter), keeping its length
+//     for the validator, so a 50 MB reply costs no more to refuse than a
+//     small one.
 //   - A null role (a JSON turn without "turn") is inferred: Tool when a
 //     side is a call or gold_no_call is true, else Agent.
 //
