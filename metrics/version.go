@@ -27,7 +27,8 @@ package metrics
 //	   before its month ("3 June") and frequencies ("every week") are
 //	   read; an identifier may follow its key's words ("Gate B12") and a
 //	   version its "v"; ordinals ("3rd", "third") are read, and a word
-//	   may be written short ("auto"). In replies, email addresses and
+//	   may be written short ("auto"); names with the same main part are
+//	   decided by their qualifiers ("Austin, TX" = "Austin, Texas"). In replies, email addresses and
 //	   frequencies are facts, and an amount of money keeps its currency
 //	   ("$84.20" contradicts "€84.20").
 //

@@ -109,7 +109,37 @@ func compareNames(gold, pred string) Ruling {
 	if unmatched(gm, pa) && unmatched(pm, ga) {
 		return Ruling{Rule: RuleDiffers, Detail: quote(mainPart(gold)) + " and " + quote(mainPart(pred)) + " are different names"}
 	}
+	if r, ok := qualified(gold, pred); ok {
+		return r
+	}
 	return v
+}
+
+// qualified decides two names with the same main part by their
+// qualifiers (the parts after its commas), in order, a qualifier the
+// other name goes without aside: the same things pass ("Austin, TX" and
+// "Austin, Texas", "Portland, OR" and "Portland, Oregon, USA"); two
+// places or codes of one sort that differ fail ("Portland, OR" and
+// "Portland, ME"). ok is false when a qualifier pair is neither.
+func qualified(gold, pred string) (Ruling, bool) {
+	g, p := strings.Split(gold, ","), strings.Split(pred, ",")
+	if len(g) < 2 || len(p) < 2 || !sameWords(normalizeWords(g[0]), normalizeWords(p[0])) {
+		return Ruling{}, false
+	}
+	for i := 1; i < min(len(g), len(p)); i++ {
+		gw, pw := normalizeWords(g[i]), normalizeWords(p[i])
+		if sameWords(gw, pw) || equivalent(g[i], p[i], gw, pw) {
+			continue
+		}
+		v, ok := namedThings(g[i], p[i])
+		if !ok {
+			return Ruling{}, false
+		}
+		if !v.Pass {
+			return v, true
+		}
+	}
+	return Ruling{Rule: RuleEquivalence, Pass: true}, true
 }
 
 // mainPart is a name up to its first comma.
