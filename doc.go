@@ -20,6 +20,7 @@
 //	  internal/browsertest  headless Chromium for the pages' tests (test-only)
 //	  internal/s3test       a real S3 server and a fault proxy (test-only)
 //	  internal/gcstest      a GCS emulator in the test's process (test-only)
+//	  internal/storetest    either store behind the fault proxy (test-only)
 //	  internal/blobtest     a blob.Bucket as a driver, for tests' stores
 //	  internal/longtest     whether the long forms of tests run
 //	                        (AEM_TEST_LONG=1: scripts/test --long, CI)

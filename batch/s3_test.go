@@ -32,7 +32,7 @@ func TestS3ResumeFromBucket(t *testing.T) {
 
 	killChild(t, "TestS3KillChild", []string{"AEM_BATCH_S3_CHILD=1", "AEM_BATCH_S3_OUT=" + out},
 		"checkpoint of 2 parts in the bucket", func() bool {
-			data, ok := st.srv.Get(t, "evals", "runs/k/shards/1/.aem-run/manifest.json")
+			data, ok := st.Objects.Get(t, "evals", "runs/k/shards/1/.aem-run/manifest.json")
 			var m manifest
 			return ok && json.Unmarshal(data, &m) == nil && len(m.Parts) >= 2
 		})

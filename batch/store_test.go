@@ -13,28 +13,17 @@ import (
 
 	"gocloud.dev/blob"
 
-	"github.com/aem-dev/aem/internal/gcstest"
 	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/internal/s3test"
+	"github.com/aem-dev/aem/internal/storetest"
 	"github.com/aem-dev/aem/rundir"
 )
-
-// objects is how a test sets up and inspects a store behind aem's back;
-// s3test.Server and gcstest.Server both are.
-type objects interface {
-	Put(t testing.TB, bucket, key string, data []byte)
-	Get(t testing.TB, bucket, key string) ([]byte, bool)
-	Keys(t testing.TB, bucket, prefix string) []string
-}
 
 // remoteStore is a real object store with a fault proxy in front, this
 // process's environment pointed at the proxy, and a bucket "evals" holding
 // a golden dataset at golden/in.parquet.
 type remoteStore struct {
-	scheme string // "s3" or "gs"
-	srv    objects
-	s3     *s3test.Server // S3's own checks (unfinished uploads); nil for GCS
-	proxy  *s3test.Proxy
+	storetest.Remote
 	mux    *blob.URLMux
 	local  string // the golden file
 	golden string // its URL in the store
@@ -44,33 +33,19 @@ type remoteStore struct {
 }
 
 // newS3Store starts an S3 server (skipping the test without one).
-func newS3Store(t *testing.T, dialogs int) *remoteStore {
-	srv := s3test.Start(t)
-	p := s3test.NewProxy(t, srv.Endpoint)
-	srv.SetEnv(t, p.URL)
-	srv.Bucket(t, "evals")
-	return newRemoteStore(t, "s3", srv, p, dialogs, srv)
-}
+func newS3Store(t *testing.T, dialogs int) *remoteStore { return newRemoteStore(t, "s3", dialogs) }
 
 // newGCSStore starts a GCS emulator.
-func newGCSStore(t *testing.T, dialogs int) *remoteStore {
-	srv := gcstest.Start(t)
-	p := s3test.NewProxy(t, srv.Endpoint)
-	srv.SetEnv(t, p.URL)
-	srv.Bucket(t, "evals")
-	return newRemoteStore(t, "gs", srv, p, dialogs, nil)
-}
+func newGCSStore(t *testing.T, dialogs int) *remoteStore { return newRemoteStore(t, "gs", dialogs) }
 
-func newRemoteStore(t *testing.T, scheme string, srv objects, p *s3test.Proxy, dialogs int, s3 *s3test.Server) *remoteStore {
-	st := &remoteStore{scheme: scheme, srv: srv, s3: s3, proxy: p, golden: scheme + "://evals/golden/in.parquet"}
+func newRemoteStore(t *testing.T, scheme string, dialogs int) *remoteStore {
+	st := &remoteStore{Remote: storetest.Start(t, scheme)}
+	st.golden = st.URL("golden/in.parquet")
 	st.mux = location.NewURLMux(location.MuxOptions{Log: st.logf, MaxBackoff: 50 * time.Millisecond})
 	st.local = writeGolden(t, t.TempDir(), genDialogs(dialogs, 21))
-	srv.Put(t, "evals", "golden/in.parquet", readFile(t, st.local))
+	st.Objects.Put(t, "evals", "golden/in.parquet", readFile(t, st.local))
 	return st
 }
-
-// url is the URL of key in the bucket "evals".
-func (st *remoteStore) url(key string) string { return st.scheme + "://evals/" + key }
 
 func (st *remoteStore) logf(msg string) {
 	st.mu.Lock()
@@ -95,7 +70,7 @@ func (st *remoteStore) options(t *testing.T, out string, shard rundir.Shard) Opt
 func (st *remoteStore) shards(t *testing.T, prefix string, n int) []string {
 	var dirs []string
 	for k := range n {
-		o := st.options(t, st.url(fmt.Sprintf("%s/%d", prefix, k)), rundir.Shard{Index: k, Count: n})
+		o := st.options(t, st.URL(fmt.Sprintf("%s/%d", prefix, k)), rundir.Shard{Index: k, Count: n})
 		mustRun(t, o)
 		dirs = append(dirs, o.OutDir)
 	}
@@ -115,15 +90,15 @@ func (st *remoteStore) fetch(t *testing.T, url string) string {
 // noCheckpointLeft checks that nothing but run files is left in the bucket
 // under prefix, and (S3) no unfinished upload.
 func (st *remoteStore) noCheckpointLeft(t *testing.T, prefix string) {
-	for _, k := range st.srv.Keys(t, "evals", prefix) {
+	for _, k := range st.Objects.Keys(t, "evals", prefix) {
 		if strings.Contains(k, rundir.CheckpointDir) {
 			t.Errorf("checkpoint object %s left in the bucket", k)
 		}
 	}
-	if st.s3 == nil {
+	if st.S3 == nil {
 		return
 	}
-	if u := st.s3.Uploads(t, "evals"); len(u) != 0 {
+	if u := st.S3.Uploads(t, "evals"); len(u) != 0 {
 		t.Errorf("unfinished uploads left: %v", u)
 	}
 }
@@ -174,25 +149,25 @@ func TestShardsAndMerge(t *testing.T) {
 			o.URLMux, o.WorkDir = st.mux, t.TempDir()
 			mustRun(t, o)
 			for _, f := range c.faults {
-				st.proxy.Add(f)
+				st.Proxy.Add(f)
 			}
 			shards := st.shards(t, "runs/r/shards", 3)
 			if _, err := rundir.Merge(context.Background(), rundir.MergeOptions{URLMux: st.mux, WorkDir: t.TempDir(), RowGroupSize: 200},
-				st.url("runs/r/merged"), shards...); err != nil {
+				st.URL("runs/r/merged"), shards...); err != nil {
 				t.Fatal(err)
 			}
-			st.proxy.Clear()
-			sameOutputs(t, ref, st.fetch(t, st.url("runs/r/merged")))
+			st.Proxy.Clear()
+			sameOutputs(t, ref, st.fetch(t, st.URL("runs/r/merged")))
 			st.noCheckpointLeft(t, "runs/r/")
 
 			var failures int // faults that fail a request; each must be logged
-			for _, f := range st.proxy.Injected() {
+			for _, f := range st.Proxy.Injected() {
 				if !strings.HasPrefix(f, "delay") && (c.unlogged == "" || !strings.HasPrefix(f, c.unlogged)) {
 					failures++
 				}
 			}
 			log := st.logged()
-			t.Logf("faults injected:\n%s\n%d log lines:\n%s", strings.Join(st.proxy.Injected(), "\n"), len(log), strings.Join(log, "\n"))
+			t.Logf("faults injected:\n%s\n%d log lines:\n%s", strings.Join(st.Proxy.Injected(), "\n"), len(log), strings.Join(log, "\n"))
 			if failures < c.least || len(log) != failures {
 				t.Errorf("%d failing faults injected, %d retries logged: want one line per fault (at least %d)", failures, len(log), c.least)
 			}
@@ -217,20 +192,20 @@ func TestPublishFails(t *testing.T) {
 			st := c.open(t, 60)
 			ref := filepath.Join(t.TempDir(), "ref")
 			mustRun(t, baseOptions(st.local, ref))
-			st.proxy.Add(c.fault)
-			o := st.options(t, st.url("runs/p"), rundir.Shard{})
+			st.Proxy.Add(c.fault)
+			o := st.options(t, st.URL("runs/p"), rundir.Shard{})
 			_, err := Run(context.Background(), o)
-			if !errors.Is(err, location.ErrUnreadable) || !strings.Contains(err.Error(), st.url("runs/p")) {
+			if !errors.Is(err, location.ErrUnreadable) || !strings.Contains(err.Error(), st.URL("runs/p")) {
 				t.Fatalf("Run with a store that refuses the upload = %v, want ErrUnreadable naming the output", err)
 			}
 			t.Log(err)
-			if _, ok := st.srv.Get(t, "evals", "runs/p/summary.json"); ok {
+			if _, ok := st.Objects.Get(t, "evals", "runs/p/summary.json"); ok {
 				t.Error("summary.json published by a run whose upload failed")
 			}
-			if _, ok := st.srv.Get(t, "evals", "runs/p/turns.parquet"); ok {
+			if _, ok := st.Objects.Get(t, "evals", "runs/p/turns.parquet"); ok {
 				t.Error("a partial turns.parquet is under its final name")
 			}
-			st.proxy.Clear()
+			st.Proxy.Clear()
 			sc := &fakeScorer{}
 			o.Resume, o.Scorer = true, sc
 			var p recProgress
@@ -239,7 +214,7 @@ func TestPublishFails(t *testing.T) {
 			if sc.calls.Load() != 0 {
 				t.Errorf("the resumed run scored again (%d calls)", sc.calls.Load())
 			}
-			sameOutputsExceptInput(t, ref, st.fetch(t, st.url("runs/p")))
+			sameOutputsExceptInput(t, ref, st.fetch(t, st.URL("runs/p")))
 			st.noCheckpointLeft(t, "runs/p")
 		})
 	}
@@ -258,26 +233,26 @@ func TestMergeWhileShardRewritten(t *testing.T) {
 			shards := st.shards(t, "runs/m/shards", 2)
 			// The first GET of shard 1's turns.parquet (GCS: its metadata
 			// or its bytes) comes after the merge read the shard's marker.
-			st.proxy.Add(s3test.Fault{Method: "GET", Path: "/runs/m/shards/1/turns.parquet", Times: 1, Before: func() {
+			st.Proxy.Add(s3test.Fault{Method: "GET", Path: "/runs/m/shards/1/turns.parquet", Times: 1, Before: func() {
 				o := st.options(t, shards[1], rundir.Shard{Index: 1, Count: 2})
 				o.URLMux = location.NewURLMux(location.MuxOptions{})
 				mustRun(t, o)
 			}})
 			mopts := rundir.MergeOptions{URLMux: st.mux, WorkDir: t.TempDir(), RowGroupSize: 200}
-			_, err := rundir.Merge(context.Background(), mopts, st.url("runs/m/merged"), shards...)
+			_, err := rundir.Merge(context.Background(), mopts, st.URL("runs/m/merged"), shards...)
 			if !errors.Is(err, location.ErrChanged) {
 				t.Fatalf("merge while a shard is rewritten = %v, want ErrChanged", err)
 			}
 			t.Log(err)
-			if keys := st.srv.Keys(t, "evals", "runs/m/merged"); len(keys) != 0 {
+			if keys := st.Objects.Keys(t, "evals", "runs/m/merged"); len(keys) != 0 {
 				t.Errorf("a failed merge published %v", keys)
 			}
-			if _, err := rundir.Merge(context.Background(), mopts, st.url("runs/m/merged"), shards...); err != nil {
+			if _, err := rundir.Merge(context.Background(), mopts, st.URL("runs/m/merged"), shards...); err != nil {
 				t.Fatalf("merge of the stable shards: %v", err)
 			}
 			ref := filepath.Join(t.TempDir(), "ref")
 			mustRun(t, baseOptions(st.local, ref))
-			sameOutputsExceptInput(t, ref, st.fetch(t, st.url("runs/m/merged")))
+			sameOutputsExceptInput(t, ref, st.fetch(t, st.URL("runs/m/merged")))
 		})
 	}
 }

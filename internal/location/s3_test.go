@@ -38,10 +38,10 @@ func TestS3Faults(t *testing.T) {
 // that names neither key; the keys come from the environment only.
 func TestS3Credentials(t *testing.T) {
 	st := newS3Store(t, 0)
-	st.srv.Put(t, "evals", "obj", []byte("x"))
+	st.Objects.Put(t, "evals", "obj", []byte("x"))
 	for _, c := range []struct{ name, env, value string }{
-		{"wrong secret", "AWS_SECRET_ACCESS_KEY", "WRONG" + st.s3.SecretKey},
-		{"unknown key id", "AWS_ACCESS_KEY_ID", st.s3.AccessKey + "X"},
+		{"wrong secret", "AWS_SECRET_ACCESS_KEY", "WRONG" + st.S3.SecretKey},
+		{"unknown key id", "AWS_ACCESS_KEY_ID", st.S3.AccessKey + "X"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv(c.env, c.value)
@@ -49,7 +49,7 @@ func TestS3Credentials(t *testing.T) {
 			if !errors.Is(err, location.ErrUnreadable) {
 				t.Fatalf("Download = %v, want ErrUnreadable", err)
 			}
-			for _, key := range []string{st.s3.SecretKey, st.s3.AccessKey, c.value} {
+			for _, key := range []string{st.S3.SecretKey, st.S3.AccessKey, c.value} {
 				if strings.Contains(err.Error(), key) || strings.Contains(st.log.String(), key) {
 					t.Errorf("a key reached the error or the log: %v", err)
 				}

@@ -16,9 +16,9 @@ import (
 
 	"gocloud.dev/blob"
 
-	"github.com/aem-dev/aem/internal/gcstest"
 	"github.com/aem-dev/aem/internal/location"
 	"github.com/aem-dev/aem/internal/s3test"
+	"github.com/aem-dev/aem/internal/storetest"
 )
 
 // logLines collects what a URLMux logs.
@@ -47,48 +47,25 @@ func (l *logLines) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
-// objects is how a test sets up and inspects a store behind aem's back;
-// s3test.Server and gcstest.Server both are.
-type objects interface {
-	Put(t testing.TB, bucket, key string, data []byte)
-	Get(t testing.TB, bucket, key string) ([]byte, bool)
-	Keys(t testing.TB, bucket, prefix string) []string
-}
-
 // store is a real object store behind a fault proxy, with the
 // environment of this process pointed at the proxy, and a bucket "evals".
 type store struct {
-	scheme string // "s3" or "gs"
-	srv    objects
-	s3     *s3test.Server // S3's own checks (unfinished uploads); nil for GCS
-	proxy  *s3test.Proxy
-	mux    *blob.URLMux
-	log    *logLines
+	storetest.Remote
+	mux *blob.URLMux
+	log *logLines
 }
 
 // newS3Store starts an S3 server (skipping the test without one);
 // maxAttempts 0 is aem's default.
-func newS3Store(t *testing.T, maxAttempts int) *store {
-	srv := s3test.Start(t)
-	p := s3test.NewProxy(t, srv.Endpoint)
-	srv.SetEnv(t, p.URL)
-	srv.Bucket(t, "evals")
-	return newStore(t, "s3", srv, p, maxAttempts, srv)
-}
+func newS3Store(t *testing.T, maxAttempts int) *store { return newStore(t, "s3", maxAttempts) }
 
 // newGCSStore starts a GCS emulator; maxAttempts 0 is aem's default.
-func newGCSStore(t *testing.T, maxAttempts int) *store {
-	srv := gcstest.Start(t)
-	p := s3test.NewProxy(t, srv.Endpoint)
-	srv.SetEnv(t, p.URL)
-	srv.Bucket(t, "evals")
-	return newStore(t, "gs", srv, p, maxAttempts, nil)
-}
+func newGCSStore(t *testing.T, maxAttempts int) *store { return newStore(t, "gs", maxAttempts) }
 
-func newStore(t *testing.T, scheme string, srv objects, p *s3test.Proxy, maxAttempts int, s3 *s3test.Server) *store {
+func newStore(t *testing.T, scheme string, maxAttempts int) *store {
 	log := new(logLines)
 	mux := location.NewURLMux(location.MuxOptions{Log: log.add, MaxBackoff: 50 * time.Millisecond, MaxAttempts: maxAttempts})
-	return &store{scheme: scheme, srv: srv, s3: s3, proxy: p, mux: mux, log: log}
+	return &store{Remote: storetest.Start(t, scheme), mux: mux, log: log}
 }
 
 // eachStore runs f as a subtest against each kind of store.
@@ -100,9 +77,6 @@ func eachStore(t *testing.T, f func(t *testing.T, st *store)) {
 		t.Run(s.name, func(t *testing.T) { f(t, s.open(t, 0)) })
 	}
 }
-
-// url is the URL of key in the bucket "evals".
-func (st *store) url(key string) string { return st.scheme + "://evals/" + key }
 
 func randomBytes(n int, seed uint64) []byte {
 	var key [32]byte
@@ -157,24 +131,24 @@ func (c faultCase) run(t *testing.T, st *store) {
 	data := randomBytes(c.size, uint64(c.size))
 	src := writeFile(t, dir, "obj", data)
 	if !c.upload {
-		st.srv.Put(t, "evals", "dir/obj", data)
+		st.Objects.Put(t, "evals", "dir/obj", data)
 	}
-	st.proxy.Add(c.fault)
+	st.Proxy.Add(c.fault)
 
 	var err error
 	if c.upload {
-		err = location.Upload(ctx, st.mux, mustParse(t, st.url("dir")), []string{src})
+		err = location.Upload(ctx, st.mux, mustParse(t, st.URL("dir")), []string{src})
 	} else {
 		var got string
-		if got, err = location.Download(ctx, st.mux, mustParse(t, st.url("dir/obj")), dir); err == nil {
+		if got, err = location.Download(ctx, st.mux, mustParse(t, st.URL("dir/obj")), dir); err == nil {
 			if b, _ := os.ReadFile(got); !bytes.Equal(b, data) {
 				t.Errorf("downloaded %d bytes, not the %d of the object", len(b), len(data))
 			}
 		}
 	}
-	st.proxy.Clear()
-	t.Logf("faults injected: %d; err: %v; log:\n%s", len(st.proxy.Injected()), err, st.log)
-	if len(st.proxy.Injected()) == 0 {
+	st.Proxy.Clear()
+	t.Logf("faults injected: %d; err: %v; log:\n%s", len(st.Proxy.Injected()), err, st.log)
+	if len(st.Proxy.Injected()) == 0 {
 		t.Fatal("the proxy injected no fault")
 	}
 	if c.wantErr == nil && err != nil {
@@ -192,15 +166,15 @@ func (c faultCase) run(t *testing.T, st *store) {
 	if !c.upload {
 		return
 	}
-	got, ok := st.srv.Get(t, "evals", "dir/obj")
+	got, ok := st.Objects.Get(t, "evals", "dir/obj")
 	switch {
 	case c.wantErr == nil && !bytes.Equal(got, data):
 		t.Errorf("the stored object has %d bytes (exists %v), want the %d uploaded", len(got), ok, len(data))
 	case c.wantErr != nil && ok:
 		t.Errorf("a failed upload left an object of %d bytes under its name", len(got))
 	}
-	if st.s3 != nil {
-		if u := st.s3.Uploads(t, "evals"); len(u) != 0 {
+	if st.S3 != nil {
+		if u := st.S3.Uploads(t, "evals"); len(u) != 0 {
 			t.Errorf("unfinished multipart uploads left behind: %v", u)
 		}
 	}
@@ -211,10 +185,10 @@ func (c faultCase) run(t *testing.T, st *store) {
 // two versions (or, on GCS, say that the object does not exist).
 func TestObjectChangedWhileRead(t *testing.T) {
 	eachStore(t, func(t *testing.T, st *store) {
-		st.srv.Put(t, "evals", "obj", randomBytes(200_000, 1))
-		st.proxy.Add(s3test.Fault{Method: "GET", Reset: true, After: 50_000, Times: 1})
-		st.proxy.Add(s3test.Fault{Method: "GET", Times: 1, Before: func() { st.srv.Put(t, "evals", "obj", randomBytes(200_000, 2)) }})
-		_, err := location.Download(context.Background(), st.mux, mustParse(t, st.url("obj")), t.TempDir())
+		st.Objects.Put(t, "evals", "obj", randomBytes(200_000, 1))
+		st.Proxy.Add(s3test.Fault{Method: "GET", Reset: true, After: 50_000, Times: 1})
+		st.Proxy.Add(s3test.Fault{Method: "GET", Times: 1, Before: func() { st.Objects.Put(t, "evals", "obj", randomBytes(200_000, 2)) }})
+		_, err := location.Download(context.Background(), st.mux, mustParse(t, st.URL("obj")), t.TempDir())
 		if !errors.Is(err, location.ErrChanged) {
 			t.Fatalf("Download of an object overwritten mid-read = %v, want ErrChanged", err)
 		}
@@ -229,9 +203,9 @@ func TestFetchDirRewritten(t *testing.T) {
 		ctx := context.Background()
 		names := []string{"summary.json", "a", "b"}
 		for _, n := range names {
-			st.srv.Put(t, "evals", "run/"+n, []byte("v1 "+n))
+			st.Objects.Put(t, "evals", "run/"+n, []byte("v1 "+n))
 		}
-		dir, cleanup, err := location.FetchDir(ctx, st.mux, mustParse(t, st.url("run")), t.TempDir(), names)
+		dir, cleanup, err := location.FetchDir(ctx, st.mux, mustParse(t, st.URL("run")), t.TempDir(), names)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,12 +216,12 @@ func TestFetchDirRewritten(t *testing.T) {
 		}
 
 		// A writer replaces the directory after the marker was read.
-		st.proxy.Add(s3test.Fault{Method: "GET", Path: "/run/a", Times: 1, Before: func() {
+		st.Proxy.Add(s3test.Fault{Method: "GET", Path: "/run/a", Times: 1, Before: func() {
 			for _, n := range []string{"a", "b", "summary.json"} {
-				st.srv.Put(t, "evals", "run/"+n, []byte("v2 "+n))
+				st.Objects.Put(t, "evals", "run/"+n, []byte("v2 "+n))
 			}
 		}})
-		if _, _, err := location.FetchDir(ctx, st.mux, mustParse(t, st.url("run")), t.TempDir(), names); !errors.Is(err, location.ErrChanged) {
+		if _, _, err := location.FetchDir(ctx, st.mux, mustParse(t, st.URL("run")), t.TempDir(), names); !errors.Is(err, location.ErrChanged) {
 			t.Fatalf("FetchDir of a directory rewritten meanwhile = %v, want ErrChanged", err)
 		}
 	})
@@ -259,11 +233,11 @@ func TestRoundTrip(t *testing.T) {
 		ctx := context.Background()
 		dir := t.TempDir()
 		files := []string{writeFile(t, dir, "x.json", []byte(`{"x":1}`)), writeFile(t, dir, "y.bin", randomBytes(5000, 3))}
-		dst := mustParse(t, st.url("p/q"))
+		dst := mustParse(t, st.URL("p/q"))
 		if err := location.Upload(ctx, st.mux, dst, files); err != nil {
 			t.Fatal(err)
 		}
-		if got := st.srv.Keys(t, "evals", ""); !slices.Equal(got, []string{"p/q/x.json", "p/q/y.bin"}) {
+		if got := st.Objects.Keys(t, "evals", ""); !slices.Equal(got, []string{"p/q/x.json", "p/q/y.bin"}) {
 			t.Fatalf("keys after upload: %v", got)
 		}
 		into := t.TempDir()
@@ -280,15 +254,15 @@ func TestRoundTrip(t *testing.T) {
 		if err := location.Fetch(ctx, st.mux, dst, into, []string{"missing"}); !errors.Is(err, location.ErrUnreadable) {
 			t.Errorf("Fetch of a missing object = %v, want ErrUnreadable", err)
 		}
-		missing := st.scheme + "://nobucket/x"
+		missing := st.Scheme + "://nobucket/x"
 		if _, err := location.Download(ctx, st.mux, mustParse(t, missing), into); !errors.Is(err, location.ErrUnreadable) || !strings.Contains(err.Error(), missing) {
 			t.Errorf("Download from a missing bucket = %v, want ErrUnreadable naming the URL", err)
 		}
-		st.srv.Put(t, "evals", "p/qq", []byte("beside the prefix"))
+		st.Objects.Put(t, "evals", "p/qq", []byte("beside the prefix"))
 		if err := location.DeleteAll(ctx, st.mux, dst); err != nil {
 			t.Fatal(err)
 		}
-		if got := st.srv.Keys(t, "evals", ""); !slices.Equal(got, []string{"p/qq"}) {
+		if got := st.Objects.Keys(t, "evals", ""); !slices.Equal(got, []string{"p/qq"}) {
 			t.Errorf("keys after DeleteAll(p/q): %v, want [p/qq]", got)
 		}
 		if st.log.String() != "" {
