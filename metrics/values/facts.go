@@ -191,7 +191,7 @@ func textFacts(clauses []string, tokens [][]features.Token) []fact {
 // is never a number: "2 per day" is an amount's.
 func frequencyAt(ts []features.Token, i int) (fact, bool) {
 	w := ts[i].Lower
-	if f, ok := frequencies[w]; ok && !strings.Contains(w, " ") {
+	if f, ok := frequencies[w]; ok { // a token has no space: one-word forms only
 		return fact{kind: FactFrequency, key: "frequency", value: f, text: ts[i].Text}, true
 	}
 	if (w == "every" || w == "each" || w == "per") && i+1 < len(ts) && (i == 0 || ts[i-1].Kind != features.Number) {

@@ -107,9 +107,11 @@ func parseAmount(s string) (amount, bool) {
 	if !ok {
 		return amount{}, false
 	}
-	if n, ok := ordinalOf(t); ok && rest != "" && unicode.IsLetter(rune(rest[0])) {
-		a.value = float64(n) // "3rd": the number it counts
-		return a, true
+	if isOrdinalSuffix(rest) {
+		if n, ok := ordinalOf(t); ok {
+			a.value = float64(n) // "3rd": the number it counts
+			return a, true
+		}
 	}
 	spaced := rest != "" && unicode.IsSpace(rune(rest[0]))
 	rest = strings.TrimSpace(rest)
@@ -346,6 +348,9 @@ var ordinals = map[string]int{
 
 // ordinalText is an ordinal in digits: 1st, 22nd, 3rd, 14th.
 var ordinalText = regexp.MustCompile(`^(\d{1,4})(st|nd|rd|th)$`)
+
+// isOrdinalSuffix reports the letters an ordinal in digits ends with.
+func isOrdinalSuffix(s string) bool { return s == "st" || s == "nd" || s == "rd" || s == "th" }
 
 // ordinalOf reads an ordinal number, "3rd" or "third" (and "twenty-first"):
 // the number it counts.

@@ -151,7 +151,7 @@ func match(g, p clauseSense) float64 {
 			n++
 		}
 	}
-	if _, _, ok := swappedAntonym(g.words, p.words); ok {
+	if hasSwappedAntonym(g.words, p.words) {
 		n++
 	}
 	return 2 * float64(n) / float64(len(g.words)+len(p.words))
@@ -195,6 +195,17 @@ var antonyms = func() map[string][]string {
 	}
 	return m
 }()
+
+// hasSwappedAntonym reports what swappedAntonym finds, without naming
+// it (and so without sorting: match calls it for every pair of clauses).
+func hasSwappedAntonym(a, b map[string]bool) bool {
+	for w := range a {
+		if !b[w] && slices.ContainsFunc(antonyms[w], func(x string) bool { return b[x] && !a[x] }) {
+			return true
+		}
+	}
+	return false
+}
 
 // swappedAntonym finds a word one side has and the other lacks whose
 // antonym the other side has and the first lacks.
